@@ -1,0 +1,1 @@
+"""Model provisioning: locate bundled weights, assemble/convert them once into a cache."""

@@ -1,0 +1,1 @@
+"""Sub-commands of the `uxmon` command line; `stream.cli` assembles them."""

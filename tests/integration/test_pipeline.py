@@ -1,0 +1,180 @@
+"""The live pipeline against a real broker and a real worker process."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from stream.local import LocalWorker
+from tests.support.services import produce, read_topic
+from tests.support.traffic import conversations, encode
+
+pytestmark = pytest.mark.integration
+
+Start = Callable[..., LocalWorker]
+
+
+def assistant_turns(events: list[dict]) -> set[str]:
+    return {e["turn_id"] for e in events if e.get("role") == "assistant"}
+
+
+def test_every_assistant_turn_is_scored_exactly_once(
+    broker: str, names: dict[str, str], start_worker: Start
+) -> None:
+    events = conversations(60, exchanges=2)
+    expected = assistant_turns(events)
+    worker = start_worker()
+
+    produce(broker, names["turns_topic"], map(encode, events))
+    worker.wait_for("uxmon_turns_scored_total", len(expected))
+    scores = read_topic(broker, names["scores_topic"], len(expected))
+
+    assert sorted(s["turn_id"] for s in scores) == sorted(expected)
+    assert all("reply" not in s and "user_message" not in s for s in scores)  # no text by default
+    assert all(len(s["scores"]) == 1 and 0 <= s["scores"][0]["p_satisfied"] <= 1 for s in scores)
+    assert worker.total("uxmon_turns_scored_total") == len(expected)
+    assert worker.total("uxmon_events_consumed_total") == len(events)
+    assert worker.total("uxmon_events_rejected_total") == 0
+    assert worker.total("uxmon_batch_size_sum") == len(expected)
+
+
+def _turn(cid: str, tid: str, role: str, ts: datetime, text: str = "你好") -> dict:
+    return {
+        "schema_version": 1,
+        "type": "turn",
+        "conversation_id": cid,
+        "turn_id": tid,
+        "role": role,
+        "text": text,
+        "ts": ts.isoformat(),
+    }
+
+
+def test_bad_input_goes_to_the_dead_letter_topic_and_the_stream_goes_on(
+    broker: str, names: dict[str, str], start_worker: Start
+) -> None:
+    t0 = datetime.now(UTC) - timedelta(minutes=1)
+    good = [
+        _turn("ok-1", "u1", "user", t0),
+        _turn("ok-1", "a1", "assistant", t0 + timedelta(seconds=1)),
+        _turn("ok-2", "u1", "user", t0),
+        _turn("ok-2", "a1", "assistant", t0 + timedelta(seconds=3)),
+    ]
+
+    def raw(event: dict) -> bytes:
+        return json.dumps(event, ensure_ascii=False).encode()
+
+    schema_bad = _turn("bad-s", "a1", "assistant", t0)
+    del schema_bad["role"]
+    bad: list[tuple[bytes | None, bytes, str]] = [
+        (b"bad-u", b"\xff\xfe\x00not utf8", "undecodable"),
+        (b"bad-j", b'{"schema_version": 1, "type": ', "invalid_json"),
+        (b"bad-o", b"[1, 2, 3]", "not_an_object"),
+        (
+            b"bad-v",
+            raw({**_turn("bad-v", "u1", "user", t0), "schema_version": 2}),
+            "unknown_schema_version",
+        ),
+        (b"bad-t", raw({**_turn("bad-t", "u1", "user", t0), "type": "reaction"}), "unknown_type"),
+        (b"bad-s", raw(schema_bad), "schema_violation"),
+        (b"bad-l", raw(_turn("bad-l", "u1", "user", t0, text="长" * 600)), "over_limit"),
+        (
+            b"bad-f",
+            raw(_turn("bad-f", "u1", "user", datetime.now(UTC) + timedelta(hours=2))),
+            "future_timestamp",
+        ),
+        (b"ok-1", raw(good[1]), "duplicate"),  # the same assistant turn again
+        (
+            b"ok-2",
+            raw(_turn("ok-2", "a0", "assistant", t0 - timedelta(seconds=30))),
+            "out_of_order",
+        ),
+        (b"someone-else", raw(_turn("bad-k", "u1", "user", t0)), "key_mismatch"),
+    ]
+    worker = start_worker(max_text_chars=500)
+
+    produce(broker, names["turns_topic"], [encode(e) for e in good[:2]])
+    produce(broker, names["turns_topic"], [(k, v) for k, v, _ in bad[:9]])
+    produce(broker, names["turns_topic"], [encode(e) for e in good[2:]])
+    produce(broker, names["turns_topic"], [(k, v) for k, v, _ in bad[9:]])
+
+    dead = read_topic(broker, names["dlq_topic"], len(bad))
+    scores = read_topic(broker, names["scores_topic"], 2)
+
+    by_value = {base64.b64decode(d["value_b64"]): d for d in dead}
+    assert len(dead) == len(bad)
+    for _key, value, reason in bad:
+        record = by_value[value]
+        assert record["reason"] == reason, (reason, record["detail"])
+        assert record["topic"] == names["turns_topic"] and record["offset"] >= 0
+        assert "长长长" not in record["detail"] and "你好" not in record["detail"]
+    assert sorted((s["conversation_id"], s["turn_id"]) for s in scores) == [
+        ("ok-1", "a1"),
+        ("ok-2", "a1"),
+    ]
+    assert worker.alive()
+    for _, _, reason in bad:
+        assert worker.total("uxmon_events_rejected_total", reason=reason) == 1
+    assert worker.total("uxmon_turns_scored_total") == 2  # the duplicate never counts twice
+
+
+def test_kill_9_mid_replay_loses_nothing_and_counts_once(
+    broker: str, names: dict[str, str], start_worker: Start
+) -> None:
+    events = conversations(40, exchanges=2)
+    expected = assistant_turns(events)
+    slow = {
+        "scorers": "tests.support.scorers:Slow",
+        "batch_max": 8,
+    }
+    import os
+
+    os.environ["UXMON_TEST_SLOW_S"] = "0.7"
+    from tests.integration.conftest import TEST_SCORER
+
+    os.environ["UXMON_TEST_SLOW_INNER"] = TEST_SCORER
+    first = start_worker(**slow)
+    produce(broker, names["turns_topic"], map(encode, events))
+    first.wait_for("uxmon_turns_scored_total", len(expected) // 4)
+    counted_before = first.total("uxmon_turns_scored_total")
+    first.kill9()
+    assert counted_before < len(expected)
+
+    second = start_worker(**slow)
+    counted_after = second.wait_for("uxmon_turns_scored_total", len(expected) - counted_before)
+    time.sleep(3)  # anything counted twice would show up now
+    counted_after = second.total("uxmon_turns_scored_total")
+    scores = read_topic(broker, names["scores_topic"], len(expected))
+
+    assert {s["turn_id"] for s in scores} == expected  # at least once
+    assert counted_before + counted_after == len(expected)  # exactly once in metrics
+    assert second.total("uxmon_events_rejected_total") == 0  # replays are not "duplicates"
+
+
+def test_a_ten_second_batch_does_not_cost_the_group_membership(
+    broker: str, names: dict[str, str], start_worker: Start
+) -> None:
+    import os
+
+    from tests.integration.conftest import TEST_SCORER
+
+    os.environ["UXMON_TEST_SLOW_S"] = "10"
+    os.environ["UXMON_TEST_SLOW_INNER"] = TEST_SCORER
+    worker = start_worker(scorers="tests.support.scorers:Slow", batch_max=64)
+    assert worker.total("uxmon_partition_assignments_total") == 1
+    events = conversations(6, exchanges=1)
+
+    produce(broker, names["turns_topic"], map(encode, events))
+    started = time.monotonic()
+    worker.wait_for("uxmon_turns_scored_total", 6, timeout_s=60)
+    took = time.monotonic() - started
+    time.sleep(4)  # a lost member would rejoin (and be re-assigned) within this
+
+    assert took >= 10  # the batch really was slow
+    assert worker.total("uxmon_partition_assignments_total") == 1  # no rebalance
+    assert worker.total("uxmon_assigned_partitions") == 4

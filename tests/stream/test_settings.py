@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+from typer import Exit
+
+from stream.commands.serve import load_settings
+from stream.settings import Settings
+
+
+def test_env_and_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UXMON_SCORERS", "ux_judge, grm")
+    monkeypatch.setenv("UXMON_BROKER", "kafka://a:9092,b:9093")
+    s = Settings()
+    assert s.scorers == ["ux_judge", "grm"]
+    assert s.broker_urls() == ["kafka://a:9092", "kafka://b:9093"]
+
+
+@pytest.mark.parametrize(
+    ("env", "value"),
+    [
+        ("UXMON_BROKER", "nohostport"),
+        ("UXMON_BATCH_MAX", "0"),
+        ("UXMON_DTYPE", "fp8"),
+        ("UXMON_SCORERS", "[]"),
+        ("UXMON_NOT_A_FIELD", "1"),
+    ],
+)
+def test_bad_settings_fail(monkeypatch: pytest.MonkeyPatch, env: str, value: str) -> None:
+    monkeypatch.setenv(env, value)
+    if env == "UXMON_NOT_A_FIELD":
+        Settings()  # unknown env vars are ignored by pydantic-settings; keyword args are not
+        with pytest.raises(ValidationError):
+            Settings(not_a_field=1)  # type: ignore[call-arg]
+        return
+    with pytest.raises(ValidationError):
+        Settings()
+
+
+def test_cli_names_the_bad_field(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    monkeypatch.setenv("UXMON_BATCH_MAX", "lots")
+    with pytest.raises(Exit):
+        load_settings()
+    assert "UXMON_BATCH_MAX" in capsys.readouterr().err

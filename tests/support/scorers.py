@@ -1,0 +1,54 @@
+"""Stand-in scorers for tests only (the product's defaults are the real models).
+
+`Slow` wraps any scorer and sleeps first: it makes one batch take as long as a test needs.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+
+from scorer.registry import create
+from scorer.types import Dialogue, Score, Verdict
+
+
+class Keyword:
+    """Deterministic: 'bad' when the reply is shorter than the user message. Unit tests only."""
+
+    name = "keyword"
+    version = "test-1"
+
+    def __init__(self, **_: object) -> None:
+        self.loaded = False
+
+    def load(self) -> None:
+        self.loaded = True
+
+    def score(self, batch: Sequence[Dialogue]) -> list[Score]:
+        out = []
+        for d in batch:
+            p = 0.2 if len(d.reply) < len(d.user_message) else 0.8
+            out.append(
+                Score(p, Verdict.GOOD if p >= 0.5 else Verdict.BAD, self.name, self.version, 0.0)
+            )
+        return out
+
+
+class Slow:
+    """Sleeps UXMON_TEST_SLOW_S seconds per batch, then delegates to UXMON_TEST_SLOW_INNER."""
+
+    def __init__(self, **options: object) -> None:
+        self.delay = float(os.environ.get("UXMON_TEST_SLOW_S", "10"))
+        inner = os.environ.get("UXMON_TEST_SLOW_INNER", "tests.support.scorers:Keyword")
+        self.inner = create(inner, **({} if ":" in inner else options))
+        self.name = self.inner.name
+        self.version = self.inner.version
+
+    def load(self) -> None:
+        self.inner.load()
+        self.version = self.inner.version
+
+    def score(self, batch: Sequence[Dialogue]) -> list[Score]:
+        time.sleep(self.delay)
+        return self.inner.score(batch)

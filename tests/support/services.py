@@ -1,0 +1,68 @@
+"""Real services for integration tests: worker processes, and Kafka access through
+kafka-python (a client the service itself does not consume with)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from stream.local import LocalWorker
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def worker(broker: str, app_id: str, workdir: Path, **settings: Any) -> LocalWorker:
+    """A real `uxmon serve` child that can import the test-only scorers in tests.support."""
+    return LocalWorker(broker, app_id, workdir, pythonpath=str(REPO), **settings)
+
+
+def produce(broker: str, topic: str, records: Iterable[tuple[bytes | None, bytes]]) -> int:
+    from kafka import KafkaProducer
+
+    producer = KafkaProducer(bootstrap_servers=broker, acks="all", linger_ms=5)
+    count = 0
+    for key, value in records:
+        producer.send(topic, key=key, value=value)
+        count += 1
+    producer.flush()
+    producer.close()
+    return count
+
+
+def read_topic(broker: str, topic: str, expected: int, timeout_s: float = 120) -> list[Any]:
+    """Every record of `topic` from the start (JSON-decoded), once `expected` have arrived.
+
+    Waits `timeout_s` at most for that many, then returns what is there; reads a moment
+    longer after reaching `expected` so that extra records are seen too.
+    """
+    from kafka import KafkaConsumer, TopicPartition
+
+    consumer = KafkaConsumer(
+        bootstrap_servers=broker, enable_auto_commit=False, auto_offset_reset="earliest"
+    )
+    deadline = time.monotonic() + timeout_s
+    partitions = None
+    while not partitions and time.monotonic() < deadline:
+        partitions = consumer.partitions_for_topic(topic)
+        if not partitions:
+            time.sleep(0.5)
+    if not partitions:
+        consumer.close()
+        return []
+    consumer.assign([TopicPartition(topic, p) for p in partitions])
+    consumer.seek_to_beginning()
+    values: list[Any] = []
+    settle_until = None
+    while time.monotonic() < deadline:
+        batch = consumer.poll(timeout_ms=500)
+        for records in batch.values():
+            values.extend(json.loads(r.value) for r in records)
+        if len(values) >= expected:
+            settle_until = settle_until or time.monotonic() + 2
+            if time.monotonic() >= settle_until:
+                break
+    consumer.close()
+    return values
