@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -29,7 +30,7 @@ from scorer.types import Score
 from stream import __version__
 from stream.conversation import ConversationState, Position
 from stream.events import FeedbackEvent, Limits, Reason, utcnow
-from stream.metrics import BoundedLabel, Metrics
+from stream.metrics import BoundedLabel, Metrics, counter_total
 from stream.settings import Settings
 from stream.step import (
     BatchPlan,
@@ -46,6 +47,8 @@ from stream.step import (
 from stream.table import ConversationTable
 
 log = logging.getLogger("uxmon")
+
+EXIT_BATCH_FAILED = 70  # EX_SOFTWARE: let the supervisor restart us
 
 
 def build_scorers(settings: Settings) -> list[Scorer]:
@@ -151,7 +154,23 @@ class Service:
                 )
                 for e in events
             ]
-            await self.handle(records)
+            try:
+                await self.handle(records)
+            except BaseException as exc:
+                # faust acks a take() batch even when the loop body fails, and the commit
+                # would then skip records whose scores were never published. Mark them
+                # as handled-elsewhere so they are never committed and are re-read later.
+                for event in events:
+                    event.message.acked = True
+                if isinstance(exc, Exception):
+                    log.critical(
+                        "a batch failed (%s); exiting so it is re-read after restart",
+                        type(exc).__name__,
+                        exc_info=True,  # our exceptions never carry event text
+                    )
+                    logging.shutdown()
+                    os._exit(EXIT_BATCH_FAILED)
+                raise  # cancelled: the worker is stopping
 
     def _load_state(self, conversation_id: str) -> ConversationState:
         return ConversationState.from_json(self.table.get(conversation_id.encode()))
@@ -212,7 +231,7 @@ class Service:
                 m.feedback.labels(event.kind).inc()
         if plan.to_score:
             m.batch_size.observe(len(plan.to_score))
-        for scorer, run in zip(self.scorers, runs, strict=True):
+        for scorer, run in zip(self.scorers, runs, strict=False):  # no runs: nothing to score
             m.scoring_seconds.labels(scorer.name).observe(run.seconds)
         for item, scores in done:
             scenario = self._scenario(item.event.scenario)
@@ -252,7 +271,16 @@ class Service:
             start_http_server(s.metrics_port, addr=s.metrics_host, registry=self.metrics.registry)
             log.info("metrics on http://%s:%d/metrics", s.metrics_host, s.metrics_port)
         worker = faust.Worker(self.app, loglevel=s.log_level, quiet=True)
-        worker.execute_from_commandline()
+        try:
+            worker.execute_from_commandline()
+        finally:
+            m = self.metrics
+            log.info(
+                "worker stopped: consumed=%d scored=%d dead_lettered=%d",
+                counter_total(m.consumed),
+                counter_total(m.turns_scored),
+                counter_total(m.rejected),
+            )
 
 
 def build(settings: Settings, scorers: Sequence[Scorer] | None = None) -> Service:

@@ -132,6 +132,16 @@ class Metrics:
         self.worker.info({"version": version, "scorers": ",".join(f"{n}={v}" for n, v in scorers)})
 
 
+def counter_total(counter: Counter) -> float:
+    """Sum of a counter over all its label sets."""
+    return sum(
+        sample.value
+        for family in counter.collect()
+        for sample in family.samples
+        if sample.name.endswith("_total")
+    )
+
+
 def all_metric_names() -> list[str]:
     """Names as Prometheus exposes them (counters gain _total, Info gains _info)."""
     return sorted(

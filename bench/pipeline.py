@@ -1,0 +1,197 @@
+"""Pipeline benchmark: scorer-only vs end-to-end throughput, and event→score lag at 50% load.
+
+    python bench/pipeline.py [--scorer ux_judge] [--out bench/results/pipeline.json]
+
+Everything is measured in one run on one machine, so the ratio end-to-end / scorer-only
+is meaningful even on a noisy shared host. End-to-end goes through a real broker (the
+embedded tansu) and a real `uxmon serve` worker process with the same scorer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+
+from scorer.registry import create
+from stream.broker import EmbeddedBroker
+from stream.commands.demo import sample_traffic
+from stream.commands.replay import read_events
+from stream.conversation import ConversationState, Position
+from stream.events import Limits
+from stream.local import LocalWorker
+from stream.step import Record, plan_batch
+
+Pair = tuple[bytes | None, bytes]
+
+
+def relabel(pairs: list[Pair], prefix: str, now: bool) -> list[Pair]:
+    """Fresh conversation ids (each pass is new traffic) and, optionally, ts = now."""
+    out = []
+    for _, value in pairs:
+        event = json.loads(value)
+        event["conversation_id"] = f"{prefix}{event['conversation_id']}"
+        if now:
+            event["ts"] = datetime.now(UTC).isoformat()
+        out.append(
+            (event["conversation_id"].encode(), json.dumps(event, ensure_ascii=False).encode())
+        )
+    return out
+
+
+def dialogues_of(pairs: list[Pair]) -> list[Any]:
+    """The dialogues the worker would build, via the same pure step it runs."""
+    records = [Record(k, v, Position("bench", 0, i)) for i, (k, v) in enumerate(pairs)]
+    states: dict[str, ConversationState] = {}
+    plan = plan_batch(
+        records,
+        lambda c: states.get(c, ConversationState()),
+        limits=Limits(),
+        now=datetime.now(UTC),
+        history_turns=8,
+        seen_ids=256,
+    )
+    return [item.dialogue for item in plan.to_score]
+
+
+def scorer_only(name: str, dialogues: list[Any], batch: int) -> dict[str, float]:
+    scorer = create(name)
+    scorer.load()
+    scorer.score(dialogues[:batch])  # warm-up
+    started = time.perf_counter()
+    for i in range(0, len(dialogues), batch):
+        scorer.score(dialogues[i : i + batch])
+    seconds = time.perf_counter() - started
+    return {"turns": len(dialogues), "seconds": seconds, "turns_per_s": len(dialogues) / seconds}
+
+
+def send(broker: str, topic: str, pairs: list[Pair], rate: float = 0, stamp: bool = False) -> None:
+    producer = KafkaProducer(bootstrap_servers=broker, acks="all", linger_ms=5)
+    started = time.monotonic()
+    for i, (key, value) in enumerate(pairs):
+        if rate:
+            delay = started + i / rate - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+        if stamp:
+            event = json.loads(value)
+            event["ts"] = datetime.now(UTC).isoformat()
+            value = json.dumps(event, ensure_ascii=False).encode()
+        producer.send(topic, key=key, value=value)
+    producer.flush()
+    producer.close()
+
+
+def lags(
+    broker: str, topic: str, prefix: str, expected: int, timeout_s: float = 600
+) -> list[float]:
+    consumer = KafkaConsumer(bootstrap_servers=broker, enable_auto_commit=False)
+    parts = consumer.partitions_for_topic(topic) or set()
+    consumer.assign([TopicPartition(topic, p) for p in parts])
+    consumer.seek_to_beginning()
+    out: list[float] = []
+    deadline = time.monotonic() + timeout_s
+    while len(out) < expected and time.monotonic() < deadline:
+        for records in consumer.poll(timeout_ms=500).values():
+            for r in records:
+                s = json.loads(r.value)
+                if s["conversation_id"].startswith(prefix):
+                    scored = datetime.fromisoformat(s["scored_at"])
+                    out.append((scored - datetime.fromisoformat(s["event_ts"])).total_seconds())
+    consumer.close()
+    return out
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scorer", default="ux_judge")
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--out", type=Path, default=Path("bench/results/pipeline.json"))
+    args = parser.parse_args()
+
+    pairs = read_events(sample_traffic())
+    dialogues = dialogues_of(pairs)
+    per_event = len(dialogues) / len(pairs)
+    print(f"{len(pairs)} events, {len(dialogues)} assistant turns; scorer {args.scorer}")
+
+    only = scorer_only(args.scorer, dialogues, args.batch)
+    print(f"scorer only: {only['turns_per_s']:.1f} turns/s")
+
+    workdir = Path(tempfile.mkdtemp(prefix="uxmon-bench-"))
+    with EmbeddedBroker(log_path=workdir / "broker.log") as broker:
+        worker = LocalWorker(
+            broker.address,
+            f"bench-{uuid.uuid4().hex[:6]}",
+            workdir,
+            scorers=args.scorer,
+            batch_max=str(args.batch),
+        ).start()
+        try:
+            worker.wait_ready()
+            warm = relabel(pairs[:200], "warm-", now=True)
+            send(broker.address, "uxmon.turns", warm)
+            worker.wait_for("uxmon_turns_scored_total", len(dialogues_of(warm)), 300)
+            base = worker.total("uxmon_turns_scored_total")
+
+            run = relabel(pairs, "e2e-", now=True)
+            started = time.perf_counter()
+            send(broker.address, "uxmon.turns", run)
+            worker.wait_for("uxmon_turns_scored_total", base + len(dialogues), 900)
+            seconds = time.perf_counter() - started
+            e2e = {
+                "turns": len(dialogues),
+                "seconds": seconds,
+                "turns_per_s": len(dialogues) / seconds,
+            }
+            print(f"end to end: {e2e['turns_per_s']:.1f} turns/s")
+
+            rate = 0.5 * e2e["turns_per_s"] / per_event  # events/s at half capacity
+            lag_pairs = relabel(pairs, "lag-", now=False)
+            send(broker.address, "uxmon.turns", lag_pairs, rate=rate, stamp=True)
+            lag = lags(broker.address, "uxmon.scores", "lag-", len(dialogues))
+        finally:
+            worker.stop()
+
+    result = {
+        "scorer": args.scorer,
+        "batch_max": args.batch,
+        "events": len(pairs),
+        "assistant_turns": len(dialogues),
+        "scorer_only": only,
+        "end_to_end": e2e,
+        "e2e_over_scorer_only": e2e["turns_per_s"] / only["turns_per_s"],
+        "lag_at_half_capacity": {
+            "events_per_s": rate,
+            "n": len(lag),
+            "p50_s": statistics.median(lag),
+            "p99_s": percentile(lag, 0.99),
+        },
+        "measured_at": datetime.now(UTC).isoformat(),
+    }
+    lag_stats = result["lag_at_half_capacity"]
+    print(
+        f"e2e / scorer-only = {result['e2e_over_scorer_only']:.1%}; lag at {rate:.1f} events/s: "
+        f"p50 {lag_stats['p50_s']:.3f}s, p99 {lag_stats['p99_s']:.3f}s"
+    )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
