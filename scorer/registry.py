@@ -10,7 +10,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from scorer.errors import UnknownScorerError
+from scorer.errors import ScorerError, UnknownScorerError
 from scorer.protocol import Scorer
 
 ScorerFactory = Callable[..., Scorer]
@@ -49,7 +49,10 @@ def create(name: str, **options: Any) -> Scorer:
         return _import(_BUILTINS[name])(**options)
     if ":" in name:
         try:
-            return _import(name)(**options)
+            factory = _import(name)
         except (ImportError, AttributeError) as exc:
-            raise UnknownScorerError(name, known_scorers()) from exc
+            raise ScorerError(
+                f"cannot load scorer {name!r}: {type(exc).__name__}: {exc}"
+            ) from exc
+        return factory(**options)
     raise UnknownScorerError(name, known_scorers())

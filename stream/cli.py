@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from stream.commands import demo, judge, models, replay, serve
+from stream.commands import bench, demo, judge, models, replay, serve
 
 app = typer.Typer(
     name="uxmon",
@@ -15,6 +15,8 @@ app = typer.Typer(
 app.command()(serve.serve)
 app.command()(replay.replay)
 app.command()(demo.demo)
+app.command()(bench.bench)
+app.command()(bench.gate)
 app.add_typer(models.app, name="models")
 app.add_typer(judge.app, name="judge")
 
