@@ -12,16 +12,7 @@ from typing import Annotated, Any
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-DEFAULT_SCENARIOS = (
-    "Information & Knowledge Seeking",
-    "Personal Assistance & Emotional Support",
-    "Creative Content & Entertainment",
-    "Casual Chat & Companionship",
-    "Learning & Educational Support",
-    "Productivity & Office Efficiency",
-    "Product & Service Inquiry",
-    "Other",
-)
+from benchmark.taxonomy import SCENARIOS
 
 
 def _split_csv(value: Any) -> Any:
@@ -104,7 +95,7 @@ class Settings(BaseSettings):
 
     # --- Metric labels -------------------------------------------------------------------
     scenarios: CsvList = Field(
-        default_factory=lambda: list(DEFAULT_SCENARIOS),
+        default_factory=lambda: list(SCENARIOS),
         description="Scenario label values; anything else is exported as 'Other'.",
     )
     label_values_max: int = Field(

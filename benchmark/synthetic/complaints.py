@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from random import Random
 
-from benchmark.synthetic import taxonomy as t
+from benchmark import taxonomy as t
 from benchmark.synthetic.situation import Lang
 
 COMPLAINTS: dict[str, dict[Lang, tuple[str, ...]]] = {

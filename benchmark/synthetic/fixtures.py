@@ -13,8 +13,8 @@ import json
 from random import Random
 from typing import Any
 
+from benchmark import taxonomy as t
 from benchmark.synthetic import kinds, style
-from benchmark.synthetic import taxonomy as t
 from benchmark.synthetic.complaints import complaint
 from benchmark.synthetic.situation import Lang
 from benchmark.synthetic.task1 import agentic, build_task1

@@ -15,8 +15,8 @@ from datetime import datetime, timedelta
 from random import Random
 from typing import Any
 
+from benchmark import taxonomy as t
 from benchmark.synthetic import kinds, style
-from benchmark.synthetic import taxonomy as t
 from benchmark.synthetic.complaints import complaint
 from benchmark.synthetic.situation import Lang, Situation, Split
 

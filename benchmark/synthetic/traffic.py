@@ -19,8 +19,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from random import Random
 from typing import Any
 
+from benchmark import taxonomy as t
 from benchmark.synthetic import kinds, style
-from benchmark.synthetic import taxonomy as t
 from benchmark.synthetic.complaints import complaint
 from benchmark.synthetic.similarity import similarity
 from benchmark.synthetic.situation import Lang, Situation, Split

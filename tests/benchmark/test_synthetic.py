@@ -12,7 +12,7 @@ import pytest
 
 from benchmark.adapters import task1_item
 from benchmark.synthetic import corpus, leakage
-from benchmark.synthetic import taxonomy as t
+from benchmark import taxonomy as t
 from benchmark.synthetic.traffic import DISMISS, FEEDBACK_KINDS, MODELS
 
 ROOT = Path(__file__).resolve().parents[2]

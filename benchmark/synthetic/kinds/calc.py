@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from random import Random
 
+from benchmark import taxonomy as t
 from benchmark.synthetic import asks, failures, style
-from benchmark.synthetic import taxonomy as t
 from benchmark.synthetic.situation import Ask, Kind, Lang, Situation, Split
 
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from random import Random
 
+from benchmark import taxonomy as t
 from benchmark.synthetic import asks, failures, style
-from benchmark.synthetic import taxonomy as t
 from benchmark.synthetic.situation import Ask, Kind, Lang, Situation, Split
 
 

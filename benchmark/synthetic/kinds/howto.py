@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from random import Random
 
+from benchmark import taxonomy as t
 from benchmark.synthetic import asks, failures, style
-from benchmark.synthetic import taxonomy as t
 from benchmark.synthetic.situation import Ask, Kind, Lang, Situation, Split
 
 

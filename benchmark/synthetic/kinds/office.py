@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from random import Random
 
+from benchmark import taxonomy as t
 from benchmark.synthetic import asks, failures, style
-from benchmark.synthetic import taxonomy as t
 from benchmark.synthetic.situation import Ask, Kind, Lang, Reply, Situation, Split
 
 S: Split = "seed"

@@ -1,4 +1,4 @@
-"""UXBench's taxonomy (DESIGN.md, "Facts about UXBench"), as the generator's closed sets."""
+"""UXBench's taxonomy (DESIGN.md): its scenarios and dimensions as closed sets."""
 
 from __future__ import annotations
 
