@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from benchmark import taxonomy as t
 from benchmark.adapters import task1_item
 from benchmark.synthetic import corpus, leakage
-from benchmark import taxonomy as t
 from benchmark.synthetic.traffic import DISMISS, FEEDBACK_KINDS, MODELS
 
 ROOT = Path(__file__).resolve().parents[2]
