@@ -51,8 +51,6 @@ def create(name: str, **options: Any) -> Scorer:
         try:
             factory = _import(name)
         except (ImportError, AttributeError) as exc:
-            raise ScorerError(
-                f"cannot load scorer {name!r}: {type(exc).__name__}: {exc}"
-            ) from exc
+            raise ScorerError(f"cannot load scorer {name!r}: {type(exc).__name__}: {exc}") from exc
         return factory(**options)
     raise UnknownScorerError(name, known_scorers())

@@ -1,0 +1,172 @@
+"""UX-Judge heads: the small trained artefact that sits on the frozen encoder.
+
+A head directory holds
+
+    head.safetensors   MLP weights plus the feature standardisation (mean, std)
+    calibration.json   {"temperature": T, "threshold": t}
+    meta.json          version, encoder fingerprint, feature spec, data sizes, metrics
+
+`ux_judge_default/` next to this file is the head uxmon ships. A head's version is a hash
+of its weights and calibration, so any retrain or recalibration changes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scorer.errors import ModelMissingError, ScorerError
+
+if TYPE_CHECKING:
+    import torch
+
+DEFAULT_HEAD = Path(__file__).resolve().parent / "ux_judge_default"
+WEIGHTS = "head.safetensors"
+CALIBRATION = "calibration.json"
+META = "meta.json"
+_NET_PREFIX = "net."
+
+
+class HeadFormatError(ScorerError):
+    """A head directory that is incomplete or inconsistent."""
+
+
+@dataclass(frozen=True, slots=True)
+class HeadShape:
+    in_dim: int
+    hidden: int
+    dropout: float = 0.0
+
+
+def build_mlp(shape: HeadShape) -> torch.nn.Sequential:
+    """Linear → GELU → Dropout → Linear(1): a logit for "the user liked this reply"."""
+    from torch import nn
+
+    return nn.Sequential(
+        nn.Linear(shape.in_dim, shape.hidden),
+        nn.GELU(),
+        nn.Dropout(shape.dropout),
+        nn.Linear(shape.hidden, 1),
+    )
+
+
+@dataclass(frozen=True)
+class Head:
+    """A loaded head, ready to turn feature rows into calibrated probabilities."""
+
+    net: torch.nn.Sequential
+    mean: torch.Tensor
+    std: torch.Tensor
+    temperature: float
+    threshold: float
+    meta: dict[str, Any]
+    version: str
+
+    def logits(self, features: torch.Tensor) -> torch.Tensor:
+        """Raw (uncalibrated) logits, one per feature row."""
+        return self.net((features - self.mean) / self.std).squeeze(-1)
+
+
+def _canonical_json(value: Any) -> bytes:
+    return (json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def head_version(weights: bytes, calibration: bytes) -> str:
+    """sha256 of what decides a head's output: its weight file and its calibration."""
+    return hashlib.sha256(weights + b"\0" + calibration).hexdigest()
+
+
+def read_meta(head_dir: Path) -> dict[str, Any]:
+    """The head's meta.json (cheap; no torch), raising ModelMissingError if absent."""
+    path = head_dir / META
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelMissingError(
+            f"no UX-Judge head at {head_dir}: expected {META}, {WEIGHTS}, {CALIBRATION} "
+            "(train one with `uxmon judge train`)"
+        ) from None
+    except ValueError as exc:
+        raise HeadFormatError(f"{path}: expected JSON ({exc})") from None
+    if not isinstance(meta, dict) or "version" not in meta or "encoder" not in meta:
+        raise HeadFormatError(f"{path}: expected an object with 'version' and 'encoder'")
+    return meta
+
+
+def save_head(
+    out_dir: Path,
+    net: torch.nn.Sequential,
+    mean: torch.Tensor,
+    std: torch.Tensor,
+    calibration: dict[str, float],
+    meta: dict[str, Any],
+) -> str:
+    """Write a head directory atomically (temp dir + rename); returns the head version."""
+    from safetensors.torch import save
+
+    tensors = {f"{_NET_PREFIX}{k}": v.detach().contiguous() for k, v in net.state_dict().items()}
+    tensors["feature_mean"] = mean.detach().to(dtype=tensors["net.0.weight"].dtype).contiguous()
+    tensors["feature_std"] = std.detach().to(dtype=tensors["net.0.weight"].dtype).contiguous()
+    weights = save(tensors, metadata={"format": "pt"})
+    calib = _canonical_json(calibration)
+    version = head_version(weights, calib)
+    out_dir = out_dir.resolve()
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        fresh = staging / "head"
+        fresh.mkdir()
+        (fresh / WEIGHTS).write_bytes(weights)
+        (fresh / CALIBRATION).write_bytes(calib)
+        (fresh / META).write_bytes(_canonical_json({**meta, "version": version}))
+        if out_dir.exists():
+            os.replace(out_dir, staging / "previous")
+        os.replace(fresh, out_dir)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return version
+
+
+def load_head(head_dir: Path) -> Head:
+    """Load a head directory written by `save_head`, checking it is complete and unaltered."""
+    import torch
+    from safetensors.torch import load
+
+    meta = read_meta(head_dir)
+    try:
+        weights = (head_dir / WEIGHTS).read_bytes()
+        calib_bytes = (head_dir / CALIBRATION).read_bytes()
+    except FileNotFoundError as exc:
+        raise HeadFormatError(f"{head_dir}: expected {exc.filename}; it is missing") from None
+    version = head_version(weights, calib_bytes)
+    if version != meta["version"]:
+        raise HeadFormatError(
+            f"{head_dir}: meta.json names version {str(meta['version'])[:12]} but the weights "
+            f"and calibration hash to {version[:12]}; the directory was altered"
+        )
+    calib = json.loads(calib_bytes)
+    tensors = load(weights)
+    state = {k[len(_NET_PREFIX) :]: v for k, v in tensors.items() if k.startswith(_NET_PREFIX)}
+    try:
+        hidden, in_dim = (int(n) for n in state["0.weight"].shape)
+        net = build_mlp(HeadShape(in_dim=in_dim, hidden=hidden))
+        net.load_state_dict(state)
+        mean, std = tensors["feature_mean"], tensors["feature_std"]
+    except (KeyError, RuntimeError) as exc:
+        raise HeadFormatError(f"{head_dir}/{WEIGHTS}: not a UX-Judge MLP head ({exc})") from None
+    net.eval()
+    return Head(
+        net=net,
+        mean=mean.to(torch.float32),
+        std=std.to(torch.float32),
+        temperature=float(calib["temperature"]),
+        threshold=float(calib["threshold"]),
+        meta=meta,
+        version=version,
+    )

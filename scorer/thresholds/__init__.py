@@ -1,0 +1,1 @@
+"""Calibrated decision thresholds shipped with the scorers (JSON files, loaded by path)."""

@@ -1,0 +1,130 @@
+"""`uxmon judge ...`: train the UX-Judge head and measure it on labelled data.
+
+Data files are UXBench Task-1 JSONL (or a team's thumbs-up/down export in that format),
+read by `benchmark.uxbench.load_task1`. Heavy imports happen inside the commands so that
+`uxmon --help` stays instant.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from scorer.types import Dialogue
+
+app = typer.Typer(no_args_is_help=True, help="Train and measure the UX-Judge scorer.")
+
+DataFiles = Annotated[
+    list[Path],
+    typer.Option(
+        "--data",
+        exists=True,
+        dir_okay=False,
+        readable=True,
+        help="UXBench Task-1 JSONL file; repeat for several.",
+    ),
+]
+
+
+def _examples(files: list[Path]) -> list[tuple[Dialogue, int]]:
+    from benchmark.uxbench import load_task1
+
+    examples: list[tuple[Dialogue, int]] = []
+    for path in files:
+        examples.extend((item.dialogue, int(item.label)) for item in load_task1(path))
+    return examples
+
+
+def _print(value: object) -> None:
+    typer.echo(json.dumps(value, indent=2, sort_keys=True, default=str))
+
+
+@app.command("train")
+def train(
+    data: DataFiles,
+    out: Annotated[Path, typer.Option("--out", help="Head directory to write (replaced).")],
+    seed: Annotated[int, typer.Option(help="Seed for the split, init and shuffling.")] = 0,
+    val_fraction: Annotated[
+        float, typer.Option(help="Share of each class held out to calibrate.")
+    ] = 0.2,
+    epochs: Annotated[int, typer.Option(help="Maximum training epochs.")] = 200,
+    model: Annotated[
+        str | None, typer.Option(help="Encoder folder or model id (default: bundled e5).")
+    ] = None,
+) -> None:
+    """Train a head on labelled dialogues, calibrate it, and save it to --out."""
+    from scorer.errors import ScorerError
+    from scorer.training import train_judge
+
+    examples = _examples(data)
+    typer.echo(f"{len(examples)} labelled dialogues from {len(data)} file(s)", err=True)
+    try:
+        report = train_judge(
+            examples, out, seed=seed, val_fraction=val_fraction, epochs=epochs, model=model
+        )
+    except ScorerError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    _print(
+        {
+            "out_dir": str(report.out_dir),
+            "version": report.version,
+            "n_train": report.n_train,
+            "n_val": report.n_val,
+            "best_epoch": report.best_epoch,
+            "temperature": report.temperature,
+            "threshold": report.threshold,
+            "val_metrics": report.val_metrics,
+            "embed_seconds": round(report.embed_seconds, 1),
+            "train_seconds": round(report.train_seconds, 1),
+        }
+    )
+
+
+@app.command("eval")
+def evaluate(
+    data: DataFiles,
+    head: Annotated[
+        Path | None, typer.Option(help="Head directory (default: the shipped head).")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="Encoder folder or model id (default: bundled e5).")
+    ] = None,
+    batch: Annotated[int, typer.Option(help="Dialogues per score() call.")] = 64,
+) -> None:
+    """Score labelled dialogues with a head and print Good/Bad/Avg-Acc, AUROC and ECE."""
+    import time
+
+    from scorer.calibration import judge_metrics
+    from scorer.errors import ScorerError
+    from scorer.ux_judge import UXJudge
+
+    examples = _examples(data)
+    try:
+        judge = UXJudge(model=model, head=str(head) if head else None)
+        judge.load()
+        start = time.perf_counter()
+        scores = []
+        for i in range(0, len(examples), batch):
+            scores.extend(judge.score([d for d, _ in examples[i : i + batch]]))
+        seconds = time.perf_counter() - start
+        metrics = judge_metrics(
+            [s.p_satisfied for s in scores],
+            [label for _, label in examples],
+            judge.threshold,
+        )
+    except ScorerError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    _print(
+        {
+            "version": judge.version,
+            "n": len(examples),
+            "metrics": metrics.as_dict(),
+            "turns_per_second": round(len(examples) / seconds, 1) if seconds else None,
+        }
+    )
