@@ -138,7 +138,12 @@ def main() -> int:
             f"bench-{uuid.uuid4().hex[:6]}",
             workdir,
             scorers=args.scorer,
-            batch_max=str(args.batch),
+            # batch_max counts events; size it so a batch holds ~`batch` assistant turns,
+            # the batch the scorer-only run uses.
+            batch_max=str(round(args.batch / per_event)),
+            # Production producer batching: the tansu one-record-batches work-around only
+            # matters for table recovery, which this run does not exercise.
+            producer_max_batch_size="16384",
         ).start()
         try:
             worker.wait_ready()
