@@ -143,6 +143,11 @@ class Service:
         self.metrics.describe_worker(__version__, [(s.name, s.version) for s in self.scorers])
 
     async def _consume(self, stream: faust.StreamT) -> None:
+        # take_events acks each batch itself once we are done with it. It turns automatic
+        # acks off only while it runs and restores them when it closes, and at shutdown
+        # the stream can still ack an event it fetched but never gave us, committing a
+        # record that was never scored. Keep automatic acks off for good.
+        stream.enable_acks = False
         async for events in stream.take_events(  # type: ignore[attr-defined]
             self.settings.batch_max, self.settings.batch_within_s
         ):
