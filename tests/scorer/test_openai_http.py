@@ -192,7 +192,15 @@ def test_verdict_lookup_rules() -> None:
 
 def test_one_missing_verdict_is_bounded_and_none_is_unparseable(server: tuple[str, Stub]) -> None:
     url, stub = server
-    grm = GRM(backend="openai", base_url=url, model_name="judge", threshold=0.5, max_retries=0)
+    # One request at a time, so the stub's queued answers meet the dialogues in order.
+    grm = GRM(
+        backend="openai",
+        base_url=url,
+        model_name="judge",
+        threshold=0.5,
+        max_retries=0,
+        concurrency=1,
+    )
     grm.load()
     try:
         stub.queue = [Action(top=[("好", -0.05), ("嗯", -4.0)]), Action(top=[("嗯", -0.1)])]

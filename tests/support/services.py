@@ -35,8 +35,8 @@ def produce(broker: str, topic: str, records: Iterable[tuple[bytes | None, bytes
 def read_topic(broker: str, topic: str, expected: int, timeout_s: float = 120) -> list[Any]:
     """Every record of `topic` from the start (JSON-decoded), once `expected` have arrived.
 
-    Waits `timeout_s` at most for that many, then returns what is there; reads a moment
-    longer after reaching `expected` so that extra records are seen too.
+    Waits `timeout_s` at most for that many, then returns what is there; keeps reading
+    until nothing new has come for 3 s, so extra records are seen too.
     """
     from kafka import KafkaConsumer, TopicPartition
 
@@ -55,14 +55,15 @@ def read_topic(broker: str, topic: str, expected: int, timeout_s: float = 120) -
     consumer.assign([TopicPartition(topic, p) for p in partitions])
     consumer.seek_to_beginning()
     values: list[Any] = []
-    settle_until = None
+    quiet_since = time.monotonic()
     while time.monotonic() < deadline:
         batch = consumer.poll(timeout_ms=500)
         for records in batch.values():
             values.extend(json.loads(r.value) for r in records)
-        if len(values) >= expected:
-            settle_until = settle_until or time.monotonic() + 2
-            if time.monotonic() >= settle_until:
-                break
+            quiet_since = time.monotonic()
+        # Done once `expected` arrived and nothing new came for a while: a first poll may
+        # return only some partitions, so never stop on the first answer.
+        if len(values) >= expected and time.monotonic() - quiet_since >= 3:
+            break
     consumer.close()
     return values
