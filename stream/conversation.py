@@ -7,7 +7,7 @@ why the changelog topic needs the same access control as the turns topic.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -42,7 +42,6 @@ class ConversationState:
     offset: int = -1  # last applied offset in `partition`
     touched_at: float = 0.0  # wall-clock seconds of the last applied event (for eviction)
     scored: int = 0  # assistant turns sent to scoring
-    extra: dict[str, Any] = field(default_factory=dict)  # room for later features
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -54,7 +53,6 @@ class ConversationState:
             "offset": self.offset,
             "touched_at": self.touched_at,
             "scored": self.scored,
-            "extra": self.extra,
         }
 
     @classmethod
@@ -69,7 +67,6 @@ class ConversationState:
             offset=data.get("offset", -1),
             touched_at=data.get("touched_at", 0.0),
             scored=data.get("scored", 0),
-            extra=data.get("extra", {}),
         )
 
     def is_redelivery(self, position: Position) -> bool:
