@@ -25,6 +25,27 @@ EVICTED = "uxmon_conversations_evicted_total"
 ASSIGNMENTS = "uxmon_partition_assignments_total"
 ASSIGNED_PARTITIONS = "uxmon_assigned_partitions"
 WORKER = "uxmon_worker"  # Info: exported as uxmon_worker_info
+SCORER_ERRORS = "uxmon_scorer_errors_total"
+
+# Reactions and recovery (stream/signals.py, stream/recovery.py)
+REACTIONS = "uxmon_reactions_total"
+JUDGE_REACTION_PAIRS = "uxmon_judge_reaction_pairs_total"
+EPISODES_OPENED = "uxmon_recovery_episodes_opened_total"
+EPISODES_CLOSED = "uxmon_recovery_episodes_closed_total"
+EPISODES_OPEN = "uxmon_recovery_episodes_open"
+RECOVERY_SECONDS = "uxmon_recovery_seconds"
+RECOVERY_TURNS = "uxmon_recovery_turns"
+
+# The GRM cascade and its budget
+GRM_VERDICTS = "uxmon_grm_verdicts_total"
+GRM_SKIPPED = "uxmon_grm_skipped_total"
+GRM_BUDGET = "uxmon_grm_budget_tokens"
+
+# Periodic validation (benchmark inside the service)
+BENCHMARK_METRIC = "uxmon_benchmark_metric"
+BENCHMARK_LAST_SUCCESS = "uxmon_benchmark_last_success_timestamp_seconds"
+BENCHMARK_FAILURES = "uxmon_benchmark_failures_total"
+BENCHMARK_SECONDS = "uxmon_benchmark_duration_seconds"
 
 OTHER = "other"
 
@@ -56,6 +77,8 @@ class BoundedLabel:
 SCORE_BUCKETS = tuple(i / 20 for i in range(1, 21))
 SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+RECOVERY_SECONDS_BUCKETS = (5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600)
+RECOVERY_TURNS_BUCKETS = (1, 2, 3, 4, 5, 6, 8, 10)
 
 
 class Metrics:
@@ -127,6 +150,95 @@ class Metrics:
             ASSIGNED_PARTITIONS, "Turns-topic partitions this worker owns now.", registry=r
         )
         self.worker = Info(WORKER, "Worker build and scorer versions.", registry=r)
+        self.scorer_errors = Counter(
+            SCORER_ERRORS,
+            "Turns a scorer failed on (backend down, model error), by scorer.",
+            ["scorer"],
+            registry=r,
+        )
+        # --- reactions and recovery ---
+        self.reactions = Counter(
+            REACTIONS,
+            "The user's reaction to an assistant turn (the next message, or its absence).",
+            ["reaction", "scenario", "assistant"],
+            registry=r,
+        )
+        self.judge_reaction_pairs = Counter(
+            JUDGE_REACTION_PAIRS,
+            "A scorer's verdict on a turn paired with whether the user's reaction was "
+            "dissatisfied; agreement = (bad,true) + (good,false) over all.",
+            ["scorer", "verdict", "dissatisfied"],
+            registry=r,
+        )
+        self.episodes_opened = Counter(
+            EPISODES_OPENED,
+            "Recovery episodes opened, by what opened them.",
+            ["trigger", "scenario", "assistant"],
+            registry=r,
+        )
+        self.episodes_closed = Counter(
+            EPISODES_CLOSED,
+            "Recovery episodes closed, by outcome (recovered, failed, gave_up).",
+            ["outcome", "scenario", "assistant"],
+            registry=r,
+        )
+        self.episodes_open = Gauge(
+            EPISODES_OPEN, "Recovery episodes open in this worker's state.", registry=r
+        )
+        self.recovery_seconds = Histogram(
+            RECOVERY_SECONDS,
+            "From an episode opening to the reply that recovered it (event time).",
+            buckets=RECOVERY_SECONDS_BUCKETS,
+            registry=r,
+        )
+        self.recovery_turns = Histogram(
+            RECOVERY_TURNS,
+            "Assistant turns from an episode opening to the reply that recovered it.",
+            buckets=RECOVERY_TURNS_BUCKETS,
+            registry=r,
+        )
+        # --- GRM cascade ---
+        self.grm_verdicts = Counter(
+            GRM_VERDICTS,
+            "Turns the GRM scored, by why they were chosen (recovery, uncertain, sample).",
+            ["reason"],
+            registry=r,
+        )
+        self.grm_skipped = Counter(
+            GRM_SKIPPED,
+            "Assistant turns the GRM did not score, by reason "
+            "(confident, budget, queue_full, failed).",
+            ["reason"],
+            registry=r,
+        )
+        self.grm_budget = Gauge(
+            GRM_BUDGET, "GRM verdicts available now in the budget's token bucket.", registry=r
+        )
+        # --- periodic validation ---
+        self.benchmark_metric = Gauge(
+            BENCHMARK_METRIC,
+            "The last validation run's metrics per scorer version and task.",
+            ["scorer", "version", "task", "metric"],
+            registry=r,
+        )
+        self.benchmark_last_success = Gauge(
+            BENCHMARK_LAST_SUCCESS,
+            "Unix time the last validation run of a scorer and task succeeded.",
+            ["scorer", "task"],
+            registry=r,
+        )
+        self.benchmark_failures = Counter(
+            BENCHMARK_FAILURES,
+            "Validation runs that failed (logged, never fatal).",
+            ["scorer", "task"],
+            registry=r,
+        )
+        self.benchmark_seconds = Gauge(
+            BENCHMARK_SECONDS,
+            "Wall time of the last validation run.",
+            ["scorer", "task"],
+            registry=r,
+        )
 
     def describe_worker(self, version: str, scorers: Sequence[tuple[str, str]]) -> None:
         self.worker.info({"version": version, "scorers": ",".join(f"{n}={v}" for n, v in scorers)})
@@ -161,5 +273,20 @@ def all_metric_names() -> list[str]:
             ASSIGNMENTS,
             ASSIGNED_PARTITIONS,
             f"{WORKER}_info",
+            SCORER_ERRORS,
+            REACTIONS,
+            JUDGE_REACTION_PAIRS,
+            EPISODES_OPENED,
+            EPISODES_CLOSED,
+            EPISODES_OPEN,
+            RECOVERY_SECONDS,
+            RECOVERY_TURNS,
+            GRM_VERDICTS,
+            GRM_SKIPPED,
+            GRM_BUDGET,
+            BENCHMARK_METRIC,
+            BENCHMARK_LAST_SUCCESS,
+            BENCHMARK_FAILURES,
+            BENCHMARK_SECONDS,
         }
     )
