@@ -26,9 +26,10 @@ from scorer.registry import create
 from stream.broker import EmbeddedBroker
 from stream.commands.demo import sample_traffic
 from stream.commands.replay import read_events
-from stream.conversation import ConversationState, Position
+from stream.conversation import ConversationState, Position, Tracking
 from stream.events import Limits
 from stream.local import LocalWorker
+from stream.reactions import Patterns
 from stream.step import Record, plan_batch
 
 Pair = tuple[bytes | None, bytes]
@@ -59,6 +60,7 @@ def dialogues_of(pairs: list[Pair]) -> list[Any]:
         now=datetime.now(UTC),
         history_turns=8,
         seen_ids=256,
+        tracking=Tracking(Patterns.load()),
     )
     return [item.dialogue for item in plan.to_score]
 
@@ -138,6 +140,7 @@ def main() -> int:
             f"bench-{uuid.uuid4().hex[:6]}",
             workdir,
             scorers=args.scorer,
+            grm="",  # like for like with the scorer-only run: the judge alone
             # batch_max counts events; size it so a batch holds ~`batch` assistant turns,
             # the batch the scorer-only run uses.
             batch_max=str(round(args.batch / per_event)),

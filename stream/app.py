@@ -2,12 +2,17 @@
 
 Nothing else in uxmon creates Kafka clients, scorers or metric registries for the service.
 
-Delivery is at-least-once. Per micro-batch: parse and fold (on the loop) → score (in a
-worker thread, so heartbeats and commits go on during a slow batch) → publish scores and
-dead letters and wait until the broker has them → write the conversation states → count
-metrics → faust acks the batch and commits its offsets. A crash before the state write
-replays the batch (duplicate scores, never lost ones); afterwards a replayed record is
-recognised by its offset and skipped, so metrics do not count it twice.
+Delivery is at-least-once. Per micro-batch: parse and fold, classifying the user's
+reactions and moving recovery episodes (on the loop) → score: the judges on every turn,
+the GRM on what its budget picks (in a worker thread, so heartbeats and commits go on
+during a slow batch) → settle episodes with the verdicts → publish scores, reactions,
+episode outcomes and dead letters and wait until the broker has them → write the
+conversation states → count metrics → faust acks the batch and commits its offsets. A
+timer does the same for time passing (no follow-up, episode time limits).
+
+A crash before the state write replays the batch (duplicate scores, never lost ones);
+afterwards a replayed record is recognised by its offset and skipped, so metrics do not
+count it twice.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import faust
 from faust.types import TP
@@ -28,20 +33,34 @@ from scorer.protocol import Scorer
 from scorer.runtime import Runtime
 from scorer.types import Score
 from stream import __version__
-from stream.conversation import ConversationState, Position
+from stream.cascade import Budget
+from stream.conversation import (
+    ConversationState,
+    Opened,
+    Position,
+    ReactionSeen,
+    Signal,
+    Tracking,
+    expire,
+)
 from stream.events import FeedbackEvent, Limits, Reason, utcnow
 from stream.metrics import BoundedLabel, Metrics, counter_total
+from stream.reactions import Patterns, is_dissatisfied
+from stream.recovery import Closed, Outcome, Pending
 from stream.settings import Settings
 from stream.step import (
     BatchPlan,
     DeadLetter,
+    Pair,
     Record,
-    ScorerRun,
+    Scoring,
     ToScore,
     dead_letter_record,
     plan_batch,
-    score_all,
+    score_batch,
     scored_record,
+    settle,
+    signal_record,
     split_scored,
 )
 from stream.table import ConversationTable
@@ -49,29 +68,54 @@ from stream.table import ConversationTable
 log = logging.getLogger("uxmon")
 
 EXIT_BATCH_FAILED = 70  # EX_SOFTWARE: let the supervisor restart us
+ASSIGNMENT_GRACE_S = 10.0
 
 
-def build_scorers(settings: Settings) -> list[Scorer]:
+class Scorers(NamedTuple):
+    judges: list[Scorer]  # run on every assistant turn
+    grm: Scorer | None  # run on the turns the budget picks
+
+
+def build_scorers(settings: Settings) -> Scorers:
     """Create the configured scorers (not loaded yet)."""
     from scorer.registry import create
 
     runtime = Runtime(threads=settings.threads, dtype=settings.dtype)
-    scorers = []
-    for name in settings.scorers:
+
+    def make(name: str) -> Scorer:
         options: dict[str, Any] = {}
         if ":" not in name:  # built-ins share the model cache and runtime
             options = {"cache_dir": settings.model_cache, "runtime": runtime}
-        scorers.append(create(name, **options))
-    return scorers
+        return create(name, **options)
+
+    grm = make(settings.grm) if settings.grm else None
+    return Scorers([make(name) for name in settings.scorers], grm)
 
 
 class Service:
     """One uxmon worker. `run()` blocks until the worker stops."""
 
-    def __init__(self, settings: Settings, scorers: Sequence[Scorer], metrics: Metrics) -> None:
+    def __init__(self, settings: Settings, scorers: Scorers, metrics: Metrics) -> None:
         self.settings = settings
-        self.scorers = list(scorers)
+        self.judges = list(scorers.judges)
+        self.grm = scorers.grm
+        self.scorers = self.judges + ([self.grm] if self.grm else [])
         self.metrics = metrics
+        self.tracking = Tracking(
+            patterns=Patterns.load(settings.patterns_dir),
+            episode_max_turns=settings.episode_max_turns,
+        )
+        self.budget = Budget(
+            rate=settings.grm_rate,
+            burst=settings.grm_burst,
+            max_per_batch=settings.grm_max_per_batch,
+            uncertain_margin=settings.grm_uncertain_margin,
+            sample_rate=settings.grm_sample_rate,
+        )
+        # Batches and the timer both read-modify-write conversation states; one at a time.
+        self._state_lock = asyncio.Lock()
+        self._processed: dict[TP, int] = {}  # last offset handled per turns partition
+        self._assigned_at = time.monotonic()
         self.limits = Limits(
             max_text_chars=settings.max_text_chars,
             max_id_chars=settings.max_id_chars,
@@ -120,11 +164,13 @@ class Service:
         app.tables.add(self.table)
         app.agent(self.turns, name="score-turns")(self._consume)
         app.timer(interval=s.eviction_interval_s)(self._evict_idle)
+        app.timer(interval=s.timers_interval_s)(self._follow_time)
         app.on_partitions_assigned.connect(self._on_assigned)  # type: ignore[arg-type]
         return app
 
     async def _on_assigned(self, app: faust.App, assigned: set[TP], **_: Any) -> None:
         owned = [tp for tp in assigned if tp.topic == self.settings.turns_topic]
+        self._assigned_at = time.monotonic()
         self.metrics.assignments.inc()
         self.metrics.assigned_partitions.set(len(owned))
         log.info("assigned %d partitions of %s", len(owned), self.settings.turns_topic)
@@ -176,6 +222,10 @@ class Service:
         return ConversationState.from_json(self.table.get(conversation_id.encode()))
 
     async def handle(self, records: Sequence[Record]) -> BatchPlan:
+        async with self._state_lock:
+            return await self._handle(records)
+
+    async def _handle(self, records: Sequence[Record]) -> BatchPlan:
         s = self.settings
         now = utcnow()
         plan = plan_batch(
@@ -185,16 +235,18 @@ class Service:
             now=now,
             history_turns=s.history_turns,
             seen_ids=s.seen_ids,
+            tracking=self.tracking,
         )
-        runs: list[ScorerRun] = []
+        scoring = Scoring([])
         if plan.to_score:
             loop = asyncio.get_running_loop()
-            dialogues = [item.dialogue for item in plan.to_score]
-            runs = await loop.run_in_executor(self._executor, score_all, self.scorers, dialogues)
+            scoring = await loop.run_in_executor(
+                self._executor, score_batch, self.judges, self.grm, self.budget, plan.to_score
+            )
         # Publishing, the state write and counting belong together: a cancel (SIGTERM)
         # landing between them would leave state that says "applied" for turns nobody
         # counted. Finish them, then let the cancel through.
-        delivery = asyncio.ensure_future(self._deliver(plan, runs, records, now))
+        delivery = asyncio.ensure_future(self._deliver(plan, scoring, records, now))
         try:
             await asyncio.shield(delivery)
         except asyncio.CancelledError:
@@ -205,12 +257,18 @@ class Service:
     async def _deliver(
         self,
         plan: BatchPlan,
-        runs: list[ScorerRun],
+        scoring: Scoring,
         records: Sequence[Record],
         now: datetime,
     ) -> None:
         s = self.settings
-        done, failed = split_scored(plan, runs)
+        done, failed = split_scored(plan, scoring)
+        settled = settle(
+            plan,
+            done,
+            grm_name=self.grm.name if self.grm else None,
+            open_below=s.open_episode_below,
+        )
         dead = plan.dead + [
             DeadLetter(item.record, Reason.SCORING_FAILED, f"scorer raised {error}")
             for item, error in failed
@@ -221,6 +279,7 @@ class Service:
             record = scored_record(item, scores, scored_at, include_text=s.include_text)
             key = item.event.conversation_id.encode()
             pending.append(await self.scores.send(key=key, value=record, force=True))
+        pending += await self._send_signals(settled.signals)
         for letter in dead:
             value = dead_letter_record(letter, now)
             pending.append(await self.dead.send(key=letter.record.key, value=value, force=True))
@@ -228,15 +287,25 @@ class Service:
         for conversation_id, state in plan.states.items():
             self.table[conversation_id.encode()] = state.to_json()
         await self.app.producer.flush()
-        self._count(plan, done, dead, runs, scored_at)
+        self._count(plan, done, dead, scoring, scored_at)
+        self._count_signals(settled.signals, settled.pairs)
         self._observe_lag(records)
+
+    async def _send_signals(self, signals: Sequence[tuple[str, Signal]]) -> list[Any]:
+        pending = []
+        for conversation_id, signal in signals:
+            record = signal_record(conversation_id, signal)
+            if record is not None:
+                key = conversation_id.encode()
+                pending.append(await self.scores.send(key=key, value=record, force=True))
+        return pending
 
     def _count(
         self,
         plan: BatchPlan,
         done: Sequence[tuple[ToScore, Sequence[Score]]],
         dead: Sequence[DeadLetter],
-        runs: Sequence[ScorerRun],
+        scoring: Scoring,
         scored_at: datetime,
     ) -> None:
         m = self.metrics
@@ -249,8 +318,20 @@ class Service:
                 m.feedback.labels(event.kind).inc()
         if plan.to_score:
             m.batch_size.observe(len(plan.to_score))
-        for scorer, run in zip(self.scorers, runs, strict=False):  # no runs: nothing to score
-            m.scoring_seconds.labels(scorer.name).observe(run.seconds)
+        for name, seconds in scoring.seconds(self.judges, self.grm):
+            m.scoring_seconds.labels(name).observe(seconds)
+        for scorer, run in zip(self.judges, scoring.judges, strict=False):
+            if run.errors:
+                m.scorer_errors.labels(scorer.name).inc(len(run.errors))
+        for reason in scoring.chosen.values():
+            m.grm_verdicts.labels(str(reason)).inc()
+        for skip in scoring.skipped.values():
+            m.grm_skipped.labels(str(skip)).inc()
+        if self.grm is not None:
+            failures = sum(1 for skip in scoring.skipped.values() if str(skip) == "failed")
+            if failures:
+                m.scorer_errors.labels(self.grm.name).inc(failures)
+            m.grm_budget.set(self.budget.tokens)
         for item, scores in done:
             scenario = self._scenario(item.event.scenario)
             assistant = self._assistant(item.event.assistant_id)
@@ -259,17 +340,117 @@ class Service:
                 m.score.labels(score.scorer).observe(score.p_satisfied)
             m.event_to_score.observe(max(0.0, (scored_at - item.event.ts).total_seconds()))
 
+    def _count_signals(self, signals: Sequence[tuple[str, Signal]], pairs: Sequence[Pair]) -> None:
+        m = self.metrics
+        for _, signal in signals:
+            if isinstance(signal, ReactionSeen):
+                labels = (self._scenario(signal.scenario), self._assistant(signal.assistant_id))
+                m.reactions.labels(str(signal.reaction), *labels).inc()
+            elif isinstance(signal, Opened):
+                e = signal.episode
+                labels = (self._scenario(e.scenario), self._assistant(e.assistant_id))
+                m.episodes_opened.labels(str(e.trigger), *labels).inc()
+            elif isinstance(signal, Closed):
+                e = signal.episode
+                labels = (self._scenario(e.scenario), self._assistant(e.assistant_id))
+                m.episodes_closed.labels(str(signal.outcome), *labels).inc()
+                if signal.outcome is Outcome.RECOVERED:
+                    m.recovery_seconds.observe(signal.seconds)
+                    m.recovery_turns.observe(e.attempts)
+        for pair in pairs:
+            m.judge_reaction_pairs.labels(
+                pair.scorer, pair.verdict, "true" if pair.dissatisfied else "false"
+            ).inc()
+
     def _observe_lag(self, records: Sequence[Record]) -> None:
         last: dict[TP, int] = {}
         for record in records:
             p = record.position
             last[TP(p.topic, p.partition)] = p.offset
+        self._processed.update(last)
         for tp, offset in last.items():
             highwater = self.app.consumer.highwater(tp)
             if highwater is not None:
                 self.metrics.consumer_lag.labels(str(tp.partition)).set(
                     max(0, highwater - offset - 1)
                 )
+
+    async def _follow_time(self) -> None:
+        """Time passing: no-follow-up reactions and episode time limits, on event time.
+
+        A partition still catching up is skipped: the message that answers a reply may be
+        in its backlog, and after a restart the backlog is exactly where it would be.
+        """
+        s = self.settings
+        if self._state_lock.locked():
+            return  # a batch is running; the next tick comes soon enough
+        async with self._state_lock:
+            now = utcnow()
+            caught_up = {tp.partition for tp in await self._caught_up()}
+            changed: dict[bytes, ConversationState] = {}
+            signals: list[tuple[str, Signal]] = []
+            open_episodes = 0
+            for key, value in list(self.table.items()):
+                if not value or not (value.get("awaiting") or value.get("episode")):
+                    continue
+                state = ConversationState.from_json(value)
+                if state.partition in caught_up:
+                    state, more = expire(
+                        state,
+                        now,
+                        follow_up_s=s.follow_up_timeout_s,
+                        episode_s=s.episode_timeout_s,
+                    )
+                    if more:
+                        changed[key] = state
+                        signals += [(key.decode(), self._settled(sig)) for sig in more]
+                open_episodes += state.episode is not None
+            if signals:
+                delivery = asyncio.ensure_future(self._deliver_timed(changed, signals))
+                await asyncio.shield(delivery)
+            self.metrics.episodes_open.set(open_episodes)
+
+    @staticmethod
+    def _settled(signal: Signal) -> Signal:
+        # With time passing there is no verdict still to come: settle on what is known.
+        return signal.settle(signal.episode.verdict) if isinstance(signal, Pending) else signal
+
+    async def _deliver_timed(
+        self, changed: dict[bytes, ConversationState], signals: list[tuple[str, Signal]]
+    ) -> None:
+        await asyncio.gather(*await self._send_signals(signals))
+        for key, state in changed.items():
+            self.table[key] = state.to_json()
+        await self.app.producer.flush()
+        pairs = [
+            Pair(scorer, verdict, is_dissatisfied(sig.reaction))
+            for _, sig in signals
+            if isinstance(sig, ReactionSeen)
+            for scorer, verdict in sig.verdicts
+        ]
+        self._count_signals(signals, pairs)
+
+    async def _caught_up(self) -> list[TP]:
+        """Owned turns partitions with nothing left to read or handle.
+
+        Fetched records wait in faust's buffers before a batch takes them, so a partition
+        nothing was handled from since the last assignment counts only after a grace
+        period: its fetched backlog, if any, has been handled by then.
+        """
+        consumer = self.app.consumer
+        settled = time.monotonic() - self._assigned_at >= ASSIGNMENT_GRACE_S
+        ready = []
+        for tp in consumer.assignment():
+            if tp.topic != self.settings.turns_topic:
+                continue
+            highwater = consumer.highwater(tp)
+            position = await consumer.position(tp)
+            if highwater is None or position is None or position < highwater:
+                continue
+            handled = self._processed.get(tp)
+            if settled if handled is None else handled >= highwater - 1:
+                ready.append(tp)
+        return ready
 
     async def _evict_idle(self) -> None:
         cutoff = time.time() - self.settings.conversation_ttl_s
@@ -282,16 +463,21 @@ class Service:
     def run(self) -> None:
         from prometheus_client import start_http_server
 
+        from stream.validation import start_validation
+
         s = self.settings
         (s.datadir / s.app_id).mkdir(parents=True, exist_ok=True)
         self.load_scorers()
         if s.metrics_port:
             start_http_server(s.metrics_port, addr=s.metrics_host, registry=self.metrics.registry)
             log.info("metrics on http://%s:%d/metrics", s.metrics_host, s.metrics_port)
+        validator = start_validation(s, self.scorers, self.metrics)  # None when off
         worker = faust.Worker(self.app, loglevel=s.log_level, quiet=True)
         try:
             worker.execute_from_commandline()
         finally:
+            if validator is not None:
+                validator.stop()
             m = self.metrics
             log.info(
                 "worker stopped: consumed=%d scored=%d dead_lettered=%d",
@@ -301,5 +487,5 @@ class Service:
             )
 
 
-def build(settings: Settings, scorers: Sequence[Scorer] | None = None) -> Service:
+def build(settings: Settings, scorers: Scorers | None = None) -> Service:
     return Service(settings, scorers if scorers is not None else build_scorers(settings), Metrics())

@@ -1,4 +1,5 @@
-"""Per-conversation state: bounded history, recent ids, order and replay bookkeeping.
+"""Per-conversation state: bounded history, recent ids, order and replay bookkeeping, the
+reply waiting for the user's reaction, and the open recovery episode.
 
 The state is a plain value, serialised to JSON for the faust table (its changelog is how
 it survives restarts). It holds turn text, because the scorers need the context; that is
@@ -13,8 +14,20 @@ from typing import Any
 
 from scorer.types import Dialogue, Role, Turn
 from stream.events import Event, FeedbackEvent, Reason, Rejected, TurnEvent
+from stream.reactions import Patterns, Reaction, classify, feedback_is_dissatisfied, is_dissatisfied
+from stream.recovery import (
+    Closed,
+    Episode,
+    Pending,
+    Trigger,
+    on_attempt,
+    on_clock,
+    on_feedback,
+    on_reaction,
+)
 
 STATE_VERSION = 1
+POSITIVE_FEEDBACK = frozenset({"thumbs_up", "copy", "share"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +47,66 @@ class HistoryTurn:
 
 
 @dataclass(frozen=True, slots=True)
+class Awaiting:
+    """The newest assistant turn, waiting for the user's reaction to it."""
+
+    turn_id: str
+    ts: datetime
+    scenario: str | None = None
+    assistant_id: str | None = None
+    verdicts: tuple[tuple[str, str], ...] = ()  # (scorer, verdict), once scored
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "turn_id": self.turn_id,
+            "ts": self.ts.isoformat(),
+            "scenario": self.scenario,
+            "assistant_id": self.assistant_id,
+            "verdicts": [list(v) for v in self.verdicts],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> Awaiting | None:
+        if not data:
+            return None
+        return cls(
+            turn_id=data["turn_id"],
+            ts=datetime.fromisoformat(data["ts"]),
+            scenario=data.get("scenario"),
+            assistant_id=data.get("assistant_id"),
+            verdicts=tuple((s, v) for s, v in data.get("verdicts", ())),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ReactionSeen:
+    """The user's reaction to an assistant turn, with what the scorers said of that turn."""
+
+    turn_id: str
+    reaction: Reaction
+    ts: datetime
+    scenario: str | None
+    assistant_id: str | None
+    verdicts: tuple[tuple[str, str], ...]  # empty when the turn is scored in this batch
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    episode: Episode
+
+
+Signal = ReactionSeen | Opened | Closed | Pending
+
+
+@dataclass(frozen=True, slots=True)
+class Tracking:
+    """How reactions and episodes are followed (from Settings)."""
+
+    patterns: Patterns
+    episode_max_turns: int = 6
+
+
+@dataclass(frozen=True, slots=True)
 class ConversationState:
     turns: tuple[HistoryTurn, ...] = ()
     seen: tuple[str, ...] = ()  # recent turn ids (turns and feedback), newest last
@@ -42,6 +115,11 @@ class ConversationState:
     offset: int = -1  # last applied offset in `partition`
     touched_at: float = 0.0  # wall-clock seconds of the last applied event (for eviction)
     scored: int = 0  # assistant turns sent to scoring
+    awaiting: Awaiting | None = None
+    episode: Episode | None = None
+    # The turn whose reaction or feedback closed the last episode: a second signal about
+    # the same turn (a complaint and a thumbs-down) must not open another one.
+    closed_on: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -53,6 +131,9 @@ class ConversationState:
             "offset": self.offset,
             "touched_at": self.touched_at,
             "scored": self.scored,
+            "awaiting": self.awaiting.to_json() if self.awaiting else None,
+            "episode": self.episode.to_json() if self.episode else None,
+            "closed_on": self.closed_on,
         }
 
     @classmethod
@@ -67,6 +148,9 @@ class ConversationState:
             offset=data.get("offset", -1),
             touched_at=data.get("touched_at", 0.0),
             scored=data.get("scored", 0),
+            awaiting=Awaiting.from_json(data.get("awaiting")),
+            episode=Episode.from_json(data.get("episode")),
+            closed_on=data.get("closed_on"),
         )
 
     def is_redelivery(self, position: Position) -> bool:
@@ -78,6 +162,7 @@ class ConversationState:
 class Applied:
     state: ConversationState
     dialogue: Dialogue | None  # set for an assistant turn: what the scorers will see
+    signals: tuple[Signal, ...] = ()
 
 
 def apply_event(
@@ -88,6 +173,7 @@ def apply_event(
     now_s: float,
     history_turns: int,
     seen_ids: int,
+    tracking: Tracking,
 ) -> Applied:
     """Fold one valid event into the state; raise Rejected for duplicates and disorder."""
     if _seen_token(event) in state.seen:
@@ -103,13 +189,161 @@ def apply_event(
         touched_at=now_s,
     )
     if isinstance(event, FeedbackEvent):
-        return Applied(moved, None)
-    dialogue = _dialogue_for(state.turns, event) if event.role == "assistant" else None
-    turns = (*state.turns, HistoryTurn(event.turn_id, event.role, event.text))[-history_turns:]
+        return _feedback(moved, event)
+    if event.role == "user":
+        return _user_turn(moved, event, tracking, history_turns)
+    return _assistant_turn(moved, event, tracking, history_turns)
+
+
+def _assistant_turn(
+    state: ConversationState, event: TurnEvent, tracking: Tracking, history_turns: int
+) -> Applied:
+    signals: list[Signal] = []
+    episode = state.episode
+    failed_reply = None
+    if episode is not None:
+        episode, closed = on_attempt(episode, event.turn_id, event.ts, tracking.episode_max_turns)
+        if closed is not None:
+            signals.append(closed)
+        if episode is not None:
+            failed_reply = _text_of(state.turns, episode.id)
+    dialogue = _dialogue_for(state.turns, event, failed_reply)
+    awaiting = Awaiting(event.turn_id, event.ts, event.scenario, event.assistant_id)
     return Applied(
-        replace(moved, turns=turns, last_ts=event.ts, scored=moved.scored + bool(dialogue)),
+        replace(
+            state,
+            turns=_append(state.turns, event, history_turns),
+            last_ts=event.ts,
+            scored=state.scored + 1,
+            awaiting=awaiting,
+            episode=episode,
+        ),
         dialogue,
+        tuple(signals),
     )
+
+
+def _user_turn(
+    state: ConversationState, event: TurnEvent, tracking: Tracking, history_turns: int
+) -> Applied:
+    moved = replace(
+        state, turns=_append(state.turns, event, history_turns), last_ts=event.ts, awaiting=None
+    )
+    awaiting = state.awaiting
+    reply = _text_of(state.turns, awaiting.turn_id) if awaiting else None
+    if awaiting is None or reply is None:
+        return Applied(moved, None)  # nothing said yet, or already reacted to
+    reaction = classify(
+        _question_before(state.turns, awaiting.turn_id),
+        reply,
+        awaiting.ts,
+        event.text,
+        event.ts,
+        tracking.patterns,
+    )
+    seen = ReactionSeen(
+        awaiting.turn_id,
+        reaction,
+        event.ts,
+        awaiting.scenario,
+        awaiting.assistant_id,
+        awaiting.verdicts,
+    )
+    moved, signals = _react(moved, awaiting, reaction, event.ts)
+    return Applied(moved, None, (seen, *signals))
+
+
+def _react(
+    state: ConversationState, turn: Awaiting, reaction: Reaction, ts: datetime
+) -> tuple[ConversationState, tuple[Signal, ...]]:
+    """Feed a reaction to the open episode, or open one on a dissatisfied reaction."""
+    if state.episode is not None:
+        episode, outcome = on_reaction(state.episode, turn.turn_id, reaction, ts)
+        return _moved_on(state, episode, outcome, turn.turn_id)
+    if not is_dissatisfied(reaction) or turn.turn_id == state.closed_on:
+        return state, ()
+    opened = Episode(turn.turn_id, Trigger.REACTION, ts, turn.scenario, turn.assistant_id)
+    return replace(state, episode=opened), (Opened(opened),)
+
+
+def _moved_on(
+    state: ConversationState,
+    episode: Episode | None,
+    outcome: Closed | Pending | None,
+    turn_id: str,
+) -> tuple[ConversationState, tuple[Signal, ...]]:
+    if outcome is None:
+        return replace(state, episode=episode), ()
+    return replace(state, episode=episode, closed_on=turn_id), (outcome,)
+
+
+def _feedback(state: ConversationState, event: FeedbackEvent) -> Applied:
+    episode = state.episode
+    dissatisfied = feedback_is_dissatisfied(event.kind)
+    if episode is not None:
+        if not dissatisfied and event.kind not in POSITIVE_FEEDBACK:
+            return Applied(state, None)  # `stop` says nothing either way
+        episode, outcome = on_feedback(episode, event.turn_id, dissatisfied, event.ts)
+        moved, signals = _moved_on(state, episode, outcome, event.turn_id)
+        return Applied(moved, None, signals)
+    if not dissatisfied or event.turn_id == state.closed_on:
+        return Applied(state, None)
+    about = state.awaiting if state.awaiting and state.awaiting.turn_id == event.turn_id else None
+    opened = Episode(
+        event.turn_id,
+        Trigger.FEEDBACK,
+        event.ts,
+        about.scenario if about else None,
+        about.assistant_id if about else None,
+    )
+    return Applied(replace(state, episode=opened), None, (Opened(opened),))
+
+
+def expire(
+    state: ConversationState, now: datetime, *, follow_up_s: float, episode_s: float
+) -> tuple[ConversationState, tuple[Signal, ...]]:
+    """Time passing with no message: `no_follow_up` for a reply the user never answered
+    (the session timed out), and the time limit of an open episode."""
+    signals: list[Signal] = []
+    awaiting = state.awaiting
+    if awaiting is not None and (now - awaiting.ts).total_seconds() >= follow_up_s:
+        seen = ReactionSeen(
+            awaiting.turn_id,
+            Reaction.NO_FOLLOW_UP,
+            now,
+            awaiting.scenario,
+            awaiting.assistant_id,
+            awaiting.verdicts,
+        )
+        state, more = _react(replace(state, awaiting=None), awaiting, Reaction.NO_FOLLOW_UP, now)
+        signals += [seen, *more]
+    if state.episode is not None:
+        episode, closed = on_clock(state.episode, now, episode_s)
+        if closed is not None:
+            state = replace(state, episode=episode)
+            signals.append(closed)
+    return state, tuple(signals)
+
+
+def _append(
+    turns: tuple[HistoryTurn, ...], event: TurnEvent, history_turns: int
+) -> tuple[HistoryTurn, ...]:
+    return (*turns, HistoryTurn(event.turn_id, event.role, event.text))[-history_turns:]
+
+
+def _text_of(turns: tuple[HistoryTurn, ...], turn_id: str) -> str | None:
+    return next((t.text for t in reversed(turns) if t.turn_id == turn_id), None)
+
+
+def _question_before(turns: tuple[HistoryTurn, ...], turn_id: str) -> str | None:
+    """The user message(s) just before `turn_id`: what that reply answered."""
+    index = next((i for i, t in enumerate(turns) if t.turn_id == turn_id), None)
+    if index is None:
+        return None
+    start = index
+    while start > 0 and turns[start - 1].role == "user":
+        start -= 1
+    return "\n".join(t.text for t in turns[start:index]) or None
 
 
 def _seen_token(event: Event) -> str:
@@ -117,11 +351,26 @@ def _seen_token(event: Event) -> str:
     return event.turn_id if isinstance(event, TurnEvent) else f"{event.turn_id}#{event.kind}"
 
 
-def _dialogue_for(turns: tuple[HistoryTurn, ...], reply: TurnEvent) -> Dialogue:
-    """The reply, the user message(s) it answers, and the earlier turns as history."""
+def _dialogue_for(
+    turns: tuple[HistoryTurn, ...], reply: TurnEvent, failed_reply: str | None = None
+) -> Dialogue:
+    """The reply, the user message(s) it answers, and the earlier turns as history.
+
+    In a recovery episode the failed reply travels along and the user's message(s) since
+    are the complaint the reply must answer.
+    """
     split = len(turns)
     while split > 0 and turns[split - 1].role == "user":
         split -= 1
     asked = "\n".join(t.text for t in turns[split:])
     history = tuple(Turn(role=t.role, text=t.text) for t in turns[:split])
-    return Dialogue(user_message=asked, reply=reply.text, history=history, id=reply.turn_id)
+    if failed_reply is None:
+        return Dialogue(user_message=asked, reply=reply.text, history=history, id=reply.turn_id)
+    return Dialogue(
+        user_message=asked,
+        reply=reply.text,
+        history=history,
+        failed_reply=failed_reply,
+        complaint=asked,
+        id=reply.turn_id,
+    )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from benchmark.taxonomy import SCENARIOS
@@ -75,6 +75,60 @@ class Settings(BaseSettings):
         False, description="Copy turn text into scored records (off: no user text leaves state)."
     )
 
+    # --- Reactions and recovery --------------------------------------------------------
+    follow_up_timeout_s: float = Field(
+        1800.0,
+        gt=0,
+        description="A reply with no user message for this long gets the reaction "
+        "no_follow_up (the session timed out). Event time: the reply's ts to now.",
+    )
+    episode_max_turns: int = Field(
+        6, ge=1, description="Assistant turns a recovery episode may take before it ends gave_up."
+    )
+    episode_timeout_s: float = Field(
+        1800.0, gt=0, description="A recovery episode open this long ends gave_up (event time)."
+    )
+    open_episode_below: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Also open a recovery episode when the first scorer's P(satisfied) is below "
+        "this (a confident BAD verdict). Unset: only reactions and feedback open one.",
+    )
+    timers_interval_s: float = Field(
+        5.0, gt=0, description="How often no-follow-up and episode time limits are checked."
+    )
+    patterns_dir: Path | None = Field(
+        None,
+        description="Directory of reaction pattern files <kind>.<lang>.txt replacing the "
+        "bundled ones (see stream/patterns/).",
+    )
+
+    # --- GRM cascade ---------------------------------------------------------------------
+    grm: str | None = Field(
+        "grm",
+        description="The cascade scorer run on the turns that matter most (recovery replies, "
+        "uncertain turns, a sample): a registered name or module:Factory; empty = none.",
+    )
+    # A local GRM verdict costs ~0.3-1.3 s of both cores (prompt length), so 0.2/s keeps
+    # it to roughly a tenth of the worker's time; a GPU backend can take far more.
+    grm_rate: float = Field(
+        0.2, gt=0, description="GRM verdicts per second the budget refills (recovery exempt)."
+    )
+    grm_burst: float = Field(5.0, ge=1, description="Most GRM verdicts the budget can save up.")
+    grm_max_per_batch: int = Field(
+        4, ge=0, description="Most non-recovery GRM verdicts per batch (bounds batch time)."
+    )
+    grm_uncertain_margin: float = Field(
+        0.1,
+        ge=0,
+        le=1,
+        description="A judge score this close to its threshold counts as uncertain.",
+    )
+    grm_sample_rate: float = Field(
+        0.02, ge=0, le=1, description="Share of other turns sampled for the GRM."
+    )
+
     # --- Limits on events ----------------------------------------------------------------
     max_text_chars: int = Field(32_000, ge=1, description="Longest accepted turn text.")
     max_id_chars: int = Field(128, ge=1, description="Longest accepted id.")
@@ -93,6 +147,52 @@ class Settings(BaseSettings):
     threads: int = Field(0, ge=0, description="Torch threads for local models (0 = all cores).")
     dtype: str = Field("auto", description="auto | bfloat16 | float32 for local models.")
 
+    # --- Periodic validation (see docs/validation.md) -------------------------------------
+    validation_data: str | None = Field(
+        None,
+        description="Benchmark data the live scorers are validated on: 'hub', a "
+        ".jsonl/.json/.parquet file or a hub-like directory. Unset: validation is off.",
+    )
+    validation_task: str = Field("task1", description="Benchmark task: task1 | task2 | task3.")
+    validation_responses: Path | None = Field(
+        None, description="Replies to judge for task2/task3 (JSONL, see `uxmon bench`)."
+    )
+    validation_scorers: CsvList = Field(
+        default_factory=list,
+        description="Which of the live scorers to validate (empty: all of them).",
+    )
+    validation_interval_s: float = Field(
+        86_400.0, gt=0, description="Seconds between validation runs (unless a cron is set)."
+    )
+    validation_cron: str | None = Field(
+        None,
+        description="Cron expression (UTC) for validation runs, e.g. '0 3 * * *'; "
+        "overrides the interval.",
+    )
+    validation_initial_delay_s: float = Field(
+        60.0, ge=0, description="Seconds after start before the first validation run."
+    )
+    validation_timeout_s: float = Field(
+        3_600.0, gt=0, description="A validation run taking longer is killed and counted failed."
+    )
+    validation_limit: int | None = Field(
+        None, ge=1, description="Read only the first N records of each config (bench --limit)."
+    )
+    validation_report_dir: Path | None = Field(
+        None, description="Where run reports go (default: <datadir>/<app_id>/validation)."
+    )
+    validation_keep_reports: int = Field(
+        10, ge=1, description="Reports kept per scorer and task; older ones are deleted."
+    )
+    validation_cpus: int = Field(
+        1,
+        ge=0,
+        description="CPU cores a validation run may use (its torch threads follow; 0 = all).",
+    )
+    validation_nice: int = Field(
+        10, ge=0, le=19, description="Niceness of a validation run, so live scoring comes first."
+    )
+
     # --- Metric labels -------------------------------------------------------------------
     scenarios: CsvList = Field(
         default_factory=lambda: list(SCENARIOS),
@@ -107,6 +207,11 @@ class Settings(BaseSettings):
     metrics_port: int = Field(9108, ge=0, le=65535, description="Port of /metrics (0 = none).")
     datadir: Path = Field(Path("/tmp/uxmon"), description="faust's local data directory.")
     log_level: str = Field("INFO", description="DEBUG | INFO | WARNING | ERROR.")
+
+    @field_validator("grm", mode="before")
+    @classmethod
+    def _no_grm(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("scorers", "scenarios", mode="before")
     @classmethod
@@ -142,6 +247,56 @@ class Settings(BaseSettings):
         if value.upper() not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
             raise ValueError(f"expected DEBUG, INFO, WARNING or ERROR, got {value!r}")
         return value.upper()
+
+    @field_validator("validation_scorers", mode="before")
+    @classmethod
+    def _validation_list(cls, value: Any) -> Any:
+        return _split_csv(value)
+
+    @field_validator("validation_task")
+    @classmethod
+    def _validation_task(cls, value: str) -> str:
+        from benchmark.tasks import known_tasks
+
+        if value not in known_tasks():
+            raise ValueError(f"expected one of {', '.join(known_tasks())}, got {value!r}")
+        return value
+
+    @field_validator("validation_cron")
+    @classmethod
+    def _validation_cron(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        from croniter import croniter
+
+        try:
+            croniter(value).get_next(float)  # also rejects dates that never come (31 Feb)
+        except ValueError as exc:  # croniter's errors are ValueErrors
+            raise ValueError(
+                "expected a cron expression (minute hour day-of-month month day-of-week), "
+                f"got {value!r}: {exc}"
+            ) from None
+        return value
+
+    @field_validator("validation_responses")
+    @classmethod
+    def _validation_replies(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        task = info.data.get("validation_task", "task1")
+        if value is None and info.data.get("validation_data") and task != "task1":
+            raise ValueError(f"validation_task {task} judges supplied replies: set this")
+        return value
+
+    @field_validator("validation_scorers")
+    @classmethod
+    def _validation_scorers(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        grm = info.data.get("grm")
+        live = [*info.data.get("scorers", []), *([grm] if grm else [])]
+        unknown = [name for name in value if name not in live]
+        if unknown:
+            raise ValueError(
+                f"expected some of the live scorers ({', '.join(live)}); got {', '.join(unknown)}"
+            )
+        return value
 
     def broker_urls(self) -> list[str]:
         return [f"kafka://{server.strip()}" for server in self.broker.split(",")]

@@ -8,16 +8,28 @@ from __future__ import annotations
 
 import base64
 import logging
+import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from scorer.protocol import Scorer
 from scorer.types import Dialogue, Score
-from stream.conversation import ConversationState, Position, apply_event
+from stream.cascade import Budget, Candidate, Chosen, Skipped
+from stream.conversation import (
+    ConversationState,
+    Opened,
+    Position,
+    ReactionSeen,
+    Signal,
+    Tracking,
+    apply_event,
+)
 from stream.events import Event, Limits, Reason, Rejected, TurnEvent, parse_event
+from stream.reactions import is_dissatisfied
+from stream.recovery import Closed, Episode, Pending, Trigger, on_verdict
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +56,10 @@ class ToScore:
     dialogue: Dialogue
     record: Record
 
+    @property
+    def recovery(self) -> bool:
+        return self.dialogue.is_recovery
+
 
 @dataclass(slots=True)
 class BatchPlan:
@@ -51,6 +67,7 @@ class BatchPlan:
     to_score: list[ToScore] = field(default_factory=list)
     dead: list[DeadLetter] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)  # valid, newly applied
+    signals: list[tuple[str, Signal]] = field(default_factory=list)  # (conversation_id, ...)
     redelivered: int = 0
     consumed: int = 0
 
@@ -63,6 +80,7 @@ def plan_batch(
     now: datetime,
     history_turns: int,
     seen_ids: int,
+    tracking: Tracking,
 ) -> BatchPlan:
     """Validate and fold a batch in order; the last state of each conversation wins."""
     plan = BatchPlan(consumed=len(records))
@@ -82,12 +100,14 @@ def plan_batch(
                 now_s=now_s,
                 history_turns=history_turns,
                 seen_ids=seen_ids,
+                tracking=tracking,
             )
         except Rejected as rejected:
             plan.dead.append(DeadLetter(record, rejected.reason, rejected.detail))
             continue
         plan.states[event.conversation_id] = applied.state
         plan.events.append(event)
+        plan.signals.extend((event.conversation_id, signal) for signal in applied.signals)
         if applied.dialogue is not None:
             assert isinstance(event, TurnEvent)
             plan.to_score.append(ToScore(event, applied.dialogue, record))
@@ -158,6 +178,7 @@ def scored_record(
         "locale": event.locale,
         "event_ts": event.ts.isoformat(),
         "scored_at": scored_at.isoformat(),
+        "recovery": item.recovery,
         "scores": [
             {
                 "scorer": s.scorer,
@@ -190,17 +211,186 @@ def dead_letter_record(dead: DeadLetter, at: datetime) -> dict[str, Any]:
     }
 
 
+@dataclass(slots=True)
+class Scoring:
+    """What one batch's scoring produced: every judge on every turn, the GRM on some."""
+
+    judges: list[ScorerRun]  # one per judge scorer, aligned with plan.to_score
+    grm: dict[int, Score] = field(default_factory=dict)  # batch index -> GRM score
+    chosen: dict[int, Chosen] = field(default_factory=dict)
+    skipped: dict[int, Skipped] = field(default_factory=dict)
+    grm_seconds: float = 0.0
+
+    def seconds(self, judges: Sequence[Scorer], grm: Scorer | None) -> list[tuple[str, float]]:
+        """(scorer name, wall time on this batch) for every scorer that ran."""
+        timed = [(s.name, run.seconds) for s, run in zip(judges, self.judges, strict=False)]
+        if grm is not None and (self.chosen or Skipped.FAILED in self.skipped.values()):
+            timed.append((grm.name, self.grm_seconds))
+        return timed
+
+
+def score_batch(
+    judges: Sequence[Scorer],
+    grm: Scorer | None,
+    budget: Budget | None,
+    items: Sequence[ToScore],
+) -> Scoring:
+    """The judges on every turn, then the GRM on the turns the budget picks (blocking)."""
+    dialogues = [item.dialogue for item in items]
+    runs = score_all(judges, dialogues)
+    scoring = Scoring(runs)
+    if grm is None or budget is None or not items:
+        return scoring
+    candidates = []
+    for i, item in enumerate(items):
+        judged = runs[0].scores[i] if runs else None
+        if judged is None:
+            continue  # the turn is dead-lettered; the GRM has nothing to add
+        threshold = judged.extras.get("threshold", 0.5)
+        candidates.append(Candidate(i, item.recovery, judged.p_satisfied, threshold))
+    choice = budget.choose(candidates)
+    scoring.skipped = dict(choice.skipped)
+    picked = sorted(choice.chosen)
+    if not picked:
+        return scoring
+    (run,) = score_all([grm], [dialogues[i] for i in picked])
+    scoring.grm_seconds = run.seconds
+    for i, score in zip(picked, run.scores, strict=True):
+        if score is None or math.isnan(score.p_satisfied):
+            scoring.skipped[i] = Skipped.FAILED  # raised, or no verdict token at all
+        else:
+            scoring.grm[i] = score
+            scoring.chosen[i] = choice.chosen[i]
+    return scoring
+
+
 def split_scored(
-    plan: BatchPlan, runs: Sequence[ScorerRun]
+    plan: BatchPlan, scoring: Scoring
 ) -> tuple[list[tuple[ToScore, list[Score]]], list[tuple[ToScore, str]]]:
-    """Turns every scorer scored, and turns some scorer failed on (with the error types)."""
+    """Turns every judge scored (with the GRM's score when it ran), and turns some judge
+    failed on (with the error types)."""
     done, failed = [], []
+    runs = scoring.judges
     for i, item in enumerate(plan.to_score):
         scores = [run.scores[i] for run in runs]
         if all(s is not None for s in scores):
-            done.append((item, [s for s in scores if s is not None]))
+            extra = [scoring.grm[i]] if i in scoring.grm else []
+            done.append((item, [s for s in scores if s is not None] + extra))
         else:
             failed.append(
                 (item, ",".join(sorted({run.errors[i] for run in runs if i in run.errors})))
             )
     return done, failed
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """A scorer's verdict on a turn and whether the user's reaction was dissatisfied."""
+
+    scorer: str
+    verdict: str
+    dissatisfied: bool
+
+
+@dataclass(slots=True)
+class Settled:
+    signals: list[tuple[str, Signal]]  # Pending resolved: ReactionSeen, Opened, Closed
+    pairs: list[Pair]
+
+
+def recovery_verdict(scores: Sequence[Score], grm_name: str | None) -> str | None:
+    """The GRM's verdict when it scored the reply, else the first judge's."""
+    by_name = {s.scorer: str(s.verdict) for s in scores}
+    if grm_name is not None and grm_name in by_name:
+        return by_name[grm_name]
+    return str(scores[0].verdict) if scores else None
+
+
+def settle(
+    plan: BatchPlan,
+    done: Sequence[tuple[ToScore, Sequence[Score]]],
+    *,
+    grm_name: str | None,
+    open_below: float | None,
+) -> Settled:
+    """Fold the batch's verdicts into the conversation states (plan.states is updated):
+    attempts judged bad fail their episode, pending closes get their outcome, reactions
+    get the verdicts they are compared with. `open_below`: a judge score under it opens
+    an episode on a turn nobody has reacted to yet (None: verdicts never open one)."""
+    verdicts: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
+    decisive: dict[tuple[str, str], str | None] = {}
+    late: list[tuple[str, Signal]] = []
+    for item, scores in done:
+        cid, turn = item.event.conversation_id, item.event.turn_id
+        verdicts[cid, turn] = tuple((s.scorer, str(s.verdict)) for s in scores)
+        decisive[cid, turn] = recovery_verdict(scores, grm_name)
+        state = plan.states[cid]
+        if state.awaiting is not None and state.awaiting.turn_id == turn:
+            state = replace(state, awaiting=replace(state.awaiting, verdicts=verdicts[cid, turn]))
+            if open_below is not None and state.episode is None and turn != state.closed_on:
+                judged = scores[0]
+                if judged.p_satisfied < open_below:
+                    opened = Episode(
+                        turn,
+                        Trigger.VERDICT,
+                        item.event.ts,
+                        item.event.scenario,
+                        item.event.assistant_id,
+                    )
+                    state = replace(state, episode=opened)
+                    late.append((cid, Opened(opened)))
+        verdict = decisive[cid, turn]
+        if state.episode is not None and state.episode.attempt == turn and verdict is not None:
+            episode, closed = on_verdict(state.episode, turn, verdict, item.event.ts)
+            state = replace(state, episode=episode)
+            if closed is not None:
+                state = replace(state, closed_on=turn)
+                late.append((cid, closed))
+        plan.states[cid] = state
+    signals: list[tuple[str, Signal]] = []
+    pairs: list[Pair] = []
+    for cid, signal in [*plan.signals, *late]:
+        if isinstance(signal, Pending):
+            attempt = signal.episode.attempt or ""
+            known = decisive.get((cid, attempt), signal.episode.verdict)
+            signal = signal.settle(known)
+        elif isinstance(signal, ReactionSeen) and not signal.verdicts:
+            signal = replace(signal, verdicts=verdicts.get((cid, signal.turn_id), ()))
+        if isinstance(signal, ReactionSeen):
+            unhappy = is_dissatisfied(signal.reaction)
+            pairs.extend(Pair(scorer, verdict, unhappy) for scorer, verdict in signal.verdicts)
+        signals.append((cid, signal))
+    return Settled(signals, pairs)
+
+
+def signal_record(conversation_id: str, signal: Signal) -> dict[str, Any] | None:
+    """The scores-topic record of a reaction or an episode's close (None for others)."""
+    if isinstance(signal, ReactionSeen):
+        return {
+            "schema_version": 1,
+            "type": "reaction",
+            "conversation_id": conversation_id,
+            "turn_id": signal.turn_id,
+            "reaction": str(signal.reaction),
+            "dissatisfied": is_dissatisfied(signal.reaction),
+            "ts": signal.ts.isoformat(),
+        }
+    if isinstance(signal, Closed):
+        episode = signal.episode
+        return {
+            "schema_version": 1,
+            "type": "episode",
+            "conversation_id": conversation_id,
+            "episode_id": episode.id,
+            "scenario": episode.scenario,
+            "assistant_id": episode.assistant_id,
+            "trigger": str(episode.trigger),
+            "outcome": str(signal.outcome),
+            "cause": signal.cause,
+            "attempts": episode.attempts,
+            "last_attempt": episode.attempt,
+            "opened_ts": episode.opened_ts.isoformat(),
+            "closed_ts": signal.closed_ts.isoformat(),
+            "seconds": round(signal.seconds, 3),
+        }
+    return None

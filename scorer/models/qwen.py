@@ -117,6 +117,8 @@ def _convert(gguf: Path, out: Path) -> None:
     model.is_quantized = False
     model.save_pretrained(str(out), safe_serialization=True)
     tokenizer.save_pretrained(str(out))
+    for path in out.iterdir():  # safetensors writes 0600; the service may run as another user
+        path.chmod(0o644)
 
 
 def _folder_bytes(folder: Path) -> int:

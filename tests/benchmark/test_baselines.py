@@ -1,4 +1,4 @@
-"""CI's regression gate: the shipped default scorer against its committed baseline."""
+"""CI's regression gate: the shipped scorers against their committed baselines."""
 
 from __future__ import annotations
 
@@ -11,6 +11,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BASELINE = ROOT / "benchmark" / "baselines" / "ux_judge.task1.json"
+GRM_BASELINE = ROOT / "benchmark" / "baselines" / "grm.task1.json"
+# The GRM scores ~1 item/s on 2 shared cores: its baseline and gate use the first records
+# of the held-out set, so the gate run stays near two minutes.
+GRM_LIMIT = 150
 HELDOUT = ROOT / "benchmark" / "data" / "task1_heldout.jsonl"
 
 
@@ -46,3 +50,32 @@ def test_the_default_ux_judge_does_not_regress_against_its_baseline(tmp_path: Pa
     assert gate.returncode == 0, gate.stdout[-3000:]
     report = json.loads(candidate.read_text())
     assert report["n"] == 800 and report["scorer"] == "ux_judge"
+
+
+@pytest.mark.models
+def test_the_bundled_grm_does_not_regress_against_its_baseline(tmp_path: Path) -> None:
+    candidate = tmp_path / "grm.task1.json"
+    run = uxmon(
+        "bench",
+        "--task",
+        "task1",
+        "--data",
+        str(HELDOUT),
+        "--scorer",
+        "grm",
+        "--limit",
+        str(GRM_LIMIT),
+        "--out",
+        str(candidate),
+        "--no-progress",
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+
+    gate = uxmon("gate", "--baseline", str(GRM_BASELINE), "--candidate", str(candidate))
+
+    assert gate.returncode == 0, gate.stdout[-3000:]
+    baseline, report = json.loads(GRM_BASELINE.read_text()), json.loads(candidate.read_text())
+    assert report["scorer"] == "grm" and report["n"] == baseline["n"] == GRM_LIMIT
+    # the gate pairs on cids: the limited run must hold exactly the baseline's items
+    assert {i["cid"] for i in report["items"]} == {i["cid"] for i in baseline["items"]}
+    assert report["source"]["items_sha256"] == baseline["source"]["items_sha256"]

@@ -35,3 +35,5 @@ def test_demo_scores_sample_traffic() -> None:
     scored = [int(n) for n in re.findall(r"scored=(\d+)", result.stdout)]
     assert scored and scored[-1] > 50, result.stdout[-2000:]
     assert scored == sorted(scored)  # live numbers only grow
+    reactions = [int(n) for n in re.findall(r"reactions=(\d+)", result.stdout)]
+    assert reactions and reactions[-1] > 0, result.stdout[-2000:]  # users' next messages read

@@ -20,6 +20,11 @@ pytestmark = pytest.mark.integration
 Start = Callable[..., LocalWorker]
 
 
+def score_records(broker: str, topic: str, expected: int, timeout_s: float = 120) -> list[dict]:
+    """The score records of the scores topic (it also carries reactions and episodes)."""
+    return [r for r in read_topic(broker, topic, expected, timeout_s) if r["type"] == "score"]
+
+
 def assistant_turns(events: list[dict]) -> set[str]:
     return {e["turn_id"] for e in events if e.get("role") == "assistant"}
 
@@ -33,7 +38,7 @@ def test_every_assistant_turn_is_scored_exactly_once(
 
     produce(broker, names["turns_topic"], map(encode, events))
     worker.wait_for("uxmon_turns_scored_total", len(expected))
-    scores = read_topic(broker, names["scores_topic"], len(expected))
+    scores = score_records(broker, names["scores_topic"], len(expected))
 
     assert sorted(s["turn_id"] for s in scores) == sorted(expected)
     assert all("reply" not in s and "user_message" not in s for s in scores)  # no text by default
@@ -105,7 +110,7 @@ def test_bad_input_goes_to_the_dead_letter_topic_and_the_stream_goes_on(
     produce(broker, names["turns_topic"], [(k, v) for k, v, _ in bad[9:]])
 
     dead = read_topic(broker, names["dlq_topic"], len(bad))
-    scores = read_topic(broker, names["scores_topic"], 2)
+    scores = score_records(broker, names["scores_topic"], 2)
 
     by_value = {base64.b64decode(d["value_b64"]): d for d in dead}
     assert len(dead) == len(bad)
@@ -157,7 +162,7 @@ def test_a_worker_stopped_mid_replay_loses_nothing_and_counts_once(
     # A turn is counted only after its score is on the broker, so the first worker
     # counted at most the turns it published. (With no time between the scrape and the
     # kill both bounds are equal.)
-    published_by_first = {s["turn_id"] for s in read_topic(broker, names["scores_topic"], 0, 20)}
+    published_by_first = {s["turn_id"] for s in score_records(broker, names["scores_topic"], 0, 20)}
     counted_high = len(published_by_first)
     assert counted_low <= counted_high < len(expected)
 
@@ -165,7 +170,7 @@ def test_a_worker_stopped_mid_replay_loses_nothing_and_counts_once(
     second.wait_for("uxmon_turns_scored_total", len(expected) - counted_high)
     time.sleep(4)  # anything counted twice would show up now
     counted_after = second.total("uxmon_turns_scored_total")
-    scores = read_topic(broker, names["scores_topic"], len(expected))
+    scores = score_records(broker, names["scores_topic"], len(expected))
 
     assert {s["turn_id"] for s in scores} == expected  # at least once
     # Exactly once in metrics: the second worker counts what the first did not.

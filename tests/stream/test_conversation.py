@@ -4,10 +4,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from stream.conversation import ConversationState, Position, apply_event
+from stream.conversation import ConversationState, Position, Tracking, apply_event
 from stream.events import FeedbackEvent, Reason, Rejected, TurnEvent
+from stream.reactions import Patterns
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+TRACKING = Tracking(Patterns.load())
 
 
 def turn(tid: str, role: str, text: str, seconds: float = 0) -> TurnEvent:
@@ -26,7 +28,13 @@ def fold(events: list, history: int = 8) -> tuple[ConversationState, list]:
     state, dialogues = ConversationState(), []
     for offset, event in enumerate(events):
         applied = apply_event(
-            state, event, Position("t", 0, offset), now_s=0, history_turns=history, seen_ids=4
+            state,
+            event,
+            Position("t", 0, offset),
+            now_s=0,
+            history_turns=history,
+            seen_ids=4,
+            tracking=TRACKING,
         )
         state = applied.state
         dialogues.append(applied.dialogue)
@@ -67,6 +75,7 @@ def test_duplicates_and_disorder_are_rejected() -> None:
             now_s=0,
             history_turns=8,
             seen_ids=8,
+            tracking=TRACKING,
         )
     assert dup.value.reason == Reason.DUPLICATE
     with pytest.raises(Rejected) as late:
@@ -77,6 +86,7 @@ def test_duplicates_and_disorder_are_rejected() -> None:
             now_s=0,
             history_turns=8,
             seen_ids=8,
+            tracking=TRACKING,
         )
     assert late.value.reason == Reason.OUT_OF_ORDER
 
@@ -91,10 +101,20 @@ def test_feedback_uses_its_own_id_space() -> None:
         kind="thumbs_down",
         ts=T0,
     )
-    applied = apply_event(state, fb, Position("t", 0, 9), now_s=0, history_turns=8, seen_ids=8)
+    applied = apply_event(
+        state, fb, Position("t", 0, 9), now_s=0, history_turns=8, seen_ids=8, tracking=TRACKING
+    )
     assert applied.dialogue is None
     with pytest.raises(Rejected):
-        apply_event(applied.state, fb, Position("t", 0, 10), now_s=0, history_turns=8, seen_ids=8)
+        apply_event(
+            applied.state,
+            fb,
+            Position("t", 0, 10),
+            now_s=0,
+            history_turns=8,
+            seen_ids=8,
+            tracking=TRACKING,
+        )
 
 
 def test_redelivery_is_recognised_by_offset_and_state_round_trips() -> None:

@@ -5,19 +5,22 @@ import json
 from datetime import UTC, datetime, timedelta
 
 from scorer.types import Dialogue, Score, Verdict
-from stream.conversation import ConversationState, Position
+from stream.conversation import ConversationState, Position, Tracking
 from stream.events import Limits, Reason
+from stream.reactions import Patterns
 from stream.step import (
     Record,
     dead_letter_record,
     plan_batch,
     score_all,
+    score_batch,
     scored_record,
     split_scored,
 )
 from tests.support.scorers import Keyword
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+TRACKING = Tracking(Patterns.load())
 
 
 def record(offset: int, cid: str, tid: str, role: str, text: str, key: str | None = None) -> Record:
@@ -45,6 +48,7 @@ def plan(records: list[Record], stored: dict | None = None):
         now=NOW,
         history_turns=8,
         seen_ids=64,
+        tracking=TRACKING,
     )
 
 
@@ -95,8 +99,8 @@ def test_one_poisonous_turn_fails_alone() -> None:
             record(3, "b", "y", "assistant", "ok"),
         ]
     )
-    runs = score_all([Exploding()], [t.dialogue for t in result.to_score])
-    done, failed = split_scored(result, runs)
+    scoring = score_batch([Exploding()], None, None, result.to_score)
+    done, failed = split_scored(result, scoring)
     assert [i.event.turn_id for i, _ in done] == ["y"]
     assert [(i.event.turn_id, err) for i, err in failed] == [("x", "ValueError")]
 

@@ -1,0 +1,118 @@
+"""Which assistant turns the GRM scores, within a budget.
+
+The UX-Judge scores every turn; the GRM is slower (a causal LM) and is spent where it
+matters most, in this order:
+
+1. recovery replies (an episode is open): always scored, whatever the budget says;
+2. turns the UX-Judge is least sure about (score within `uncertain_margin` of its
+   threshold), closest first;
+3. a random sample of the rest (`sample_rate`), so the GRM also sees ordinary traffic.
+
+Everything but recovery replies needs a token from a bucket refilled at `rate` verdicts/s
+(holding at most `burst`), and at most `max_per_batch` GRM verdicts run per batch, which
+bounds how long a batch can take. Recovery replies take tokens too, so under a flood of
+them the other kinds wait. Every turn the GRM does not score gets a skip reason:
+`confident` (not chosen), `budget` (no token), `queue_full` (batch bound reached).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Chosen(StrEnum):
+    RECOVERY = "recovery"
+    UNCERTAIN = "uncertain"
+    SAMPLE = "sample"
+
+
+class Skipped(StrEnum):
+    CONFIDENT = "confident"
+    BUDGET = "budget"
+    QUEUE_FULL = "queue_full"
+    FAILED = "failed"  # chosen, but the GRM raised or gave no verdict
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    index: int  # position in the batch
+    recovery: bool
+    judge_p: float  # the UX-Judge's P(satisfied)
+    judge_threshold: float  # the UX-Judge's calibrated cut
+
+
+@dataclass(slots=True)
+class Choice:
+    chosen: dict[int, Chosen] = field(default_factory=dict)
+    skipped: dict[int, Skipped] = field(default_factory=dict)
+
+
+class Budget:
+    """A token bucket plus the priority rules above. Used from one thread at a time."""
+
+    def __init__(
+        self,
+        rate: float,
+        burst: float,
+        max_per_batch: int,
+        uncertain_margin: float,
+        sample_rate: float,
+        *,
+        seed: int = 0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.max_per_batch = max_per_batch
+        self.uncertain_margin = uncertain_margin
+        self.sample_rate = sample_rate
+        self._random = random.Random(seed)
+        self._clock = clock
+        self._last = clock()
+        self.tokens = burst
+
+    def _refill(self) -> None:
+        now = self._clock()
+        self.tokens = min(self.burst, self.tokens + self.rate * (now - self._last))
+        self._last = now
+
+    def choose(self, candidates: Sequence[Candidate]) -> Choice:
+        self._refill()
+        choice = Choice()
+        for c in candidates:
+            if c.recovery:
+                choice.chosen[c.index] = Chosen.RECOVERY
+                # Debt is bounded, so a burst of recoveries delays the rest but never
+                # starves them for longer than burst / rate seconds.
+                self.tokens = max(-self.burst, self.tokens - 1)
+        others = [c for c in candidates if not c.recovery]
+        distance = {c.index: abs(c.judge_p - c.judge_threshold) for c in others}
+        uncertain = sorted(
+            (c for c in others if distance[c.index] < self.uncertain_margin),
+            key=lambda c: (distance[c.index], c.index),
+        )
+        wanted = [(c, Chosen.UNCERTAIN) for c in uncertain]
+        for c in others:
+            # Draw for every candidate, chosen or not, so the sample does not depend on
+            # how many were uncertain.
+            sampled = self._random.random() < self.sample_rate
+            if c not in uncertain and sampled:
+                wanted.append((c, Chosen.SAMPLE))
+        slots = self.max_per_batch
+        for c, reason in wanted:
+            if slots <= 0:
+                choice.skipped[c.index] = Skipped.QUEUE_FULL
+            elif self.tokens < 1:
+                choice.skipped[c.index] = Skipped.BUDGET
+            else:
+                choice.chosen[c.index] = reason
+                self.tokens -= 1
+                slots -= 1
+        for c in others:
+            if c.index not in choice.chosen and c.index not in choice.skipped:
+                choice.skipped[c.index] = Skipped.CONFIDENT
+        return choice
