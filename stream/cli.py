@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from stream.commands import bench, demo, judge, models, replay, serve
+from stream.commands import bench, dashboards, demo, judge, models, replay, serve
 
 app = typer.Typer(
     name="uxmon",
@@ -19,6 +19,7 @@ app.command()(bench.bench)
 app.command()(bench.gate)
 app.add_typer(models.app, name="models")
 app.add_typer(judge.app, name="judge")
+app.add_typer(dashboards.app, name="dashboards")
 
 
 def main() -> None:

@@ -1,0 +1,165 @@
+"""Benchmark: the periodic validation of the scorers inside the service. How good each scorer
+version is on the validation set, and whether validation still runs."""
+
+from __future__ import annotations
+
+from grafana_foundation_sdk.models.dashboard import Dashboard
+
+from dashboards.panels import (
+    COUNT,
+    RATIO,
+    SECONDS,
+    THIRD,
+    Board,
+    Query,
+    datasource_variable,
+    graph,
+    label_variable,
+    single_value,
+)
+from dashboards.promql import RANGE_WINDOW, eq, increase, matches, select, total
+from dashboards.vocabulary import TASK1
+from stream.metrics import (
+    BENCHMARK_FAILURES,
+    BENCHMARK_LAST_SUCCESS,
+    BENCHMARK_METRIC,
+    BENCHMARK_SECONDS,
+)
+
+UID = "uxmon-benchmark"
+
+_SCORER = matches("scorer", "$scorer")
+_PER_VERSION = ("scorer", "version", "task", "metric")
+_PER_VERSION_LEGEND = "{{scorer}} {{version}} {{task}} {{metric}}"
+
+
+def _validation(metric_pattern: str, *matchers: str) -> str:
+    chosen = select(BENCHMARK_METRIC, _SCORER, matches("metric", metric_pattern), *matchers)
+    return total(chosen, *_PER_VERSION, how="max")
+
+
+def _task1(metric: str) -> str:
+    chosen = select(BENCHMARK_METRIC, _SCORER, eq("task", TASK1), eq("metric", metric))
+    return total(chosen, "scorer", "version", how="max")
+
+
+def _age() -> str:
+    return f"time() - {total(select(BENCHMARK_LAST_SUCCESS, _SCORER), 'scorer', 'task', how='max')}"
+
+
+def build() -> Dashboard:
+    board = Board(
+        UID,
+        "uxmon / Benchmark",
+        "The scorers' periodic validation (UXBench-format data) per scorer version: "
+        "accuracy, calibration, and whether the runs succeed.",
+    ).variables(
+        datasource_variable(),
+        label_variable("scorer", "Scorer", BENCHMARK_METRIC),
+    )
+
+    board.row("Validation results").add(
+        graph(
+            "Task 1 accuracy per scorer version",
+            "Good-Acc (recall on liked turns), Bad-Acc (recall on disliked turns, where "
+            "judges are weakest) and Avg-Acc, from the last validation run of each scorer "
+            "version.",
+            [
+                Query(
+                    _validation("good_acc|bad_acc|avg_acc", eq("task", TASK1)), _PER_VERSION_LEGEND
+                )
+            ],
+            unit=RATIO,
+            max_value=1,
+        ),
+        graph(
+            "Ranking and calibration",
+            "AUROC (how well scores rank disliked below liked turns; 0.5 is chance) and ECE "
+            "(expected calibration error; lower is better).",
+            [Query(_validation("auroc|ece"), _PER_VERSION_LEGEND)],
+            unit=RATIO,
+            max_value=1,
+        ),
+        graph(
+            "Youden's J (trust in the corrected rate)",
+            "Bad-Acc + Good-Acc - 1 per scorer version. The corrected dissatisfaction rate "
+            "needs J > 0, and its noise grows like 1/J², so a small J deserves little trust.",
+            [Query(f"{_task1('bad_acc')} + {_task1('good_acc')} - 1", "{{scorer}} {{version}}")],
+            unit=RATIO,
+            max_value=1,
+        ),
+        graph(
+            "Task 2 Good% and Task 3 recovery rate",
+            "Share of generated replies the GRM rates good (Task 2) and share of recovery "
+            "replies rated good (Task 3).",
+            [Query(_validation("good_pct|recovery_rate"), _PER_VERSION_LEGEND)],
+            unit=RATIO,
+            max_value=1,
+        ),
+        graph(
+            "Items validated",
+            "Items in the last validation run (n); a sudden drop means the data changed.",
+            [Query(_validation("n"), _PER_VERSION_LEGEND)],
+            unit=COUNT,
+        ),
+    )
+
+    board.row("Validation runs").add(
+        single_value(
+            "Oldest last success",
+            "Time since the last successful validation run, for the stalest scorer and "
+            "task. Red past a day.",
+            Query(f"max({_age()})"),
+            unit=SECONDS,
+            width=THIRD,
+            red_above=86400,
+        ),
+        single_value(
+            "Failed runs (whole range)",
+            "Validation runs that failed over the selected range (logged, never fatal).",
+            Query(
+                total(increase(BENCHMARK_FAILURES, _SCORER, window=RANGE_WINDOW)),
+                instant=True,
+            ),
+            unit=COUNT,
+            width=THIRD,
+            red_above=0.5,
+        ),
+        single_value(
+            "Longest last run",
+            "Wall time of the slowest scorer and task's last validation run.",
+            Query(total(select(BENCHMARK_SECONDS, _SCORER), how="max")),
+            unit=SECONDS,
+            width=THIRD,
+        ),
+        graph(
+            "Time since last success",
+            "Per scorer and task.",
+            [Query(_age(), "{{scorer}} {{task}}")],
+            unit=SECONDS,
+        ),
+        graph(
+            "Failed runs",
+            "Validation runs that failed in each interval, per scorer and task.",
+            [
+                Query(
+                    total(increase(BENCHMARK_FAILURES, _SCORER), "scorer", "task"),
+                    "{{scorer}} {{task}}",
+                )
+            ],
+            unit=COUNT,
+            bars=True,
+        ),
+        graph(
+            "Run duration",
+            "Wall time of the last validation run, per scorer and task.",
+            [
+                Query(
+                    total(select(BENCHMARK_SECONDS, _SCORER), "scorer", "task", how="max"),
+                    "{{scorer}} {{task}}",
+                )
+            ],
+            unit=SECONDS,
+        ),
+    )
+    return board.build()

@@ -1,0 +1,265 @@
+"""UX overview: how dissatisfied users are (raw and corrected), by scenario and assistant; what
+they do next; what they say explicitly; how the scorers' scores are spread.
+
+Queries use base metrics only (no recording rules), so the dashboard works on any Prometheus
+that scrapes the worker.
+"""
+
+from __future__ import annotations
+
+from grafana_foundation_sdk.models.dashboard import Dashboard
+
+from dashboards.panels import (
+    COUNT,
+    PER_MINUTE,
+    QUARTER,
+    RATIO,
+    Board,
+    Query,
+    datasource_variable,
+    graph,
+    histogram_heatmap,
+    label_variable,
+    single_value,
+)
+from dashboards.promql import (
+    RANGE_WINDOW,
+    RATE_WINDOW,
+    bucket,
+    eq,
+    histogram_count,
+    increase,
+    matches,
+    not_matches,
+    per_minute,
+    quantile,
+    rate,
+    ratio,
+    select,
+    total,
+)
+from dashboards.vocabulary import (
+    BAD,
+    CONTENT_REACTIONS,
+    DISSATISFIED_FEEDBACK,
+    GOOD,
+    SCENARIO_ASSISTANT,
+    TASK1,
+    UX_JUDGE,
+)
+from stream.metrics import (
+    BENCHMARK_METRIC,
+    FEEDBACK,
+    JUDGE_REACTION_PAIRS,
+    REACTIONS,
+    SCORE,
+    TURNS_SCORED,
+)
+
+UID = "uxmon-ux-overview"
+
+_JUDGE = (eq("scorer", UX_JUDGE), *SCENARIO_ASSISTANT)
+
+
+def raw_dissatisfaction(*by: str, window: str = RATE_WINDOW) -> str:
+    """Share of ux_judge verdicts that are bad, per `by` labels."""
+    bad = total(rate(TURNS_SCORED, *_JUDGE, eq("verdict", BAD), window=window), *by)
+    scored = total(rate(TURNS_SCORED, *_JUDGE, window=window), *by)
+    return ratio(bad, scored)
+
+
+def _benchmark_rate(metric: str) -> str:
+    # avg: during a rolling deploy two workers may report different scorer versions.
+    chosen = (eq("scorer", UX_JUDGE), eq("task", TASK1), eq("metric", metric))
+    return total(select(BENCHMARK_METRIC, *chosen), how="avg")
+
+
+def corrected_dissatisfaction(*by: str, window: str = RATE_WINDOW) -> str:
+    """Rogan–Gladen: (raw + spec − 1) / (sens + spec − 1), clamped to [0, 1], with
+    sens = Bad-Acc and spec = Good-Acc of ux_judge's last Task-1 validation. Empty (no data)
+    while no validation has run or when sens + spec − 1 ≤ 0 (the scorer is no better than
+    chance, so the observed rate says nothing)."""
+    sensitivity, specificity = _benchmark_rate("bad_acc"), _benchmark_rate("good_acc")
+    join = " on() group_left() " if by else " "
+    youden = f"({sensitivity} + {specificity} - 1 > 0)"
+    corrected = (
+        f"({raw_dissatisfaction(*by, window=window)} +{join}{specificity} - 1) /{join}{youden}"
+    )
+    return f"clamp({corrected}, 0, 1)"
+
+
+def _reaction_dissatisfaction(window: str = RATE_WINDOW) -> str:
+    unhappy = rate(
+        REACTIONS, not_matches("reaction", CONTENT_REACTIONS), *SCENARIO_ASSISTANT, window=window
+    )
+    return ratio(total(unhappy), total(rate(REACTIONS, *SCENARIO_ASSISTANT, window=window)))
+
+
+def _judge_reaction_agreement() -> str:
+    agree = (
+        f"{rate(JUDGE_REACTION_PAIRS, eq('verdict', BAD), eq('dissatisfied', 'true'))}"
+        f" or {rate(JUDGE_REACTION_PAIRS, eq('verdict', GOOD), eq('dissatisfied', 'false'))}"
+    )
+    return ratio(total(agree, "scorer"), total(rate(JUDGE_REACTION_PAIRS), "scorer"))
+
+
+def build() -> Dashboard:
+    board = Board(
+        UID,
+        "uxmon / UX overview",
+        "How dissatisfied users are and how they show it. Scenario and assistant filters "
+        "apply to every panel whose metric carries those labels.",
+    ).variables(
+        datasource_variable(),
+        label_variable("scenario", "Scenario", TURNS_SCORED),
+        label_variable("assistant", "Assistant", TURNS_SCORED),
+        label_variable(
+            "scorer", "Scorer (score heatmap)", histogram_count(SCORE), include_all=False
+        ),
+    )
+
+    board.row("Dissatisfaction").add(
+        single_value(
+            "Dissatisfied (raw, whole range)",
+            "Share of assistant turns the UX-Judge rated bad over the selected time range.",
+            Query(raw_dissatisfaction(window=RANGE_WINDOW), instant=True),
+            unit=RATIO,
+            width=QUARTER,
+        ),
+        single_value(
+            "Dissatisfied (corrected, whole range)",
+            "The raw share corrected for the UX-Judge's known errors (Rogan–Gladen with "
+            "Bad-Acc as sensitivity and Good-Acc as specificity from its last Task-1 "
+            "validation run). Empty until a validation has run, or when Bad-Acc + Good-Acc "
+            "- 1 <= 0 (the judge is no better than chance).",
+            Query(corrected_dissatisfaction(window=RANGE_WINDOW), instant=True),
+            unit=RATIO,
+            width=QUARTER,
+        ),
+        single_value(
+            "Dissatisfied by reaction (whole range)",
+            "Share of users' reactions that show dissatisfaction (complaint, skip-read, "
+            "dismiss, repeat, rephrase, abandon) among all reactions, no-follow-up included.",
+            Query(_reaction_dissatisfaction(RANGE_WINDOW), instant=True),
+            unit=RATIO,
+            width=QUARTER,
+        ),
+        single_value(
+            "Explicit dissatisfaction (whole range)",
+            "thumbs_down + regenerate events over the selected range. Not filtered.",
+            Query(
+                total(
+                    increase(FEEDBACK, matches("kind", DISSATISFIED_FEEDBACK), window=RANGE_WINDOW)
+                ),
+                instant=True,
+            ),
+            unit=COUNT,
+            width=QUARTER,
+        ),
+        graph(
+            "Dissatisfaction rate: raw vs corrected",
+            "Raw: share of ux_judge verdicts that are bad. Corrected: Rogan–Gladen estimate of "
+            "the true share (see the stat above).",
+            [
+                Query(raw_dissatisfaction(), "raw"),
+                Query(corrected_dissatisfaction(), "corrected"),
+            ],
+            unit=RATIO,
+            max_value=1,
+        ),
+        graph(
+            "Corrected dissatisfaction by scenario",
+            "Rogan–Gladen estimate per scenario, using the judge's overall Bad-Acc/Good-Acc "
+            "(validation is not per scenario, so treat small scenarios with care).",
+            [Query(corrected_dissatisfaction("scenario"), "{{scenario}}")],
+            unit=RATIO,
+            max_value=1,
+        ),
+        graph(
+            "Raw dissatisfaction by scenario",
+            "Share of ux_judge verdicts that are bad, per scenario.",
+            [Query(raw_dissatisfaction("scenario"), "{{scenario}}")],
+            unit=RATIO,
+            max_value=1,
+        ),
+        graph(
+            "Raw dissatisfaction by assistant",
+            "Share of ux_judge verdicts that are bad, per assistant (the first "
+            "UXMON_LABEL_VALUES_MAX assistant ids; the rest are 'other'). The assistant's "
+            "model version is not a label today, so a model rollout shows only as a change "
+            "over time here.",
+            [Query(raw_dissatisfaction("assistant"), "{{assistant}}")],
+            unit=RATIO,
+            max_value=1,
+        ),
+    )
+
+    board.row("What users do next").add(
+        graph(
+            "Reactions by kind",
+            "The user's reaction to an assistant turn: the next message classified "
+            "(complaint, skip_read, dismiss, repeat, rephrase, abandon, satisfied) or "
+            "no_follow_up. Per minute, stacked.",
+            [
+                Query(
+                    per_minute(total(rate(REACTIONS, *SCENARIO_ASSISTANT), "reaction")),
+                    "{{reaction}}",
+                )
+            ],
+            unit=PER_MINUTE,
+            stacked=True,
+        ),
+        graph(
+            "Dissatisfied by reaction vs by judge",
+            "Two views of the same thing: the share of reactions that show dissatisfaction, "
+            "and the share of turns the UX-Judge rated bad.",
+            [
+                Query(_reaction_dissatisfaction(), "reactions"),
+                Query(raw_dissatisfaction(), "ux_judge"),
+            ],
+            unit=RATIO,
+            max_value=1,
+        ),
+        graph(
+            "Explicit feedback by kind",
+            "Feedback events (thumbs_up, thumbs_down, regenerate, copy, share, stop) per "
+            "minute. Not labelled by scenario or assistant, so the filters do not apply.",
+            [Query(per_minute(total(rate(FEEDBACK), "kind")), "{{kind}}")],
+            unit=PER_MINUTE,
+            stacked=True,
+        ),
+        graph(
+            "Judge–reaction agreement",
+            "Share of turns where a scorer's verdict agrees with the user's reaction "
+            "(bad with a dissatisfied reaction, good with a content one). A drift proxy: a "
+            "falling line means the judge and the users disagree more. Not filtered.",
+            [Query(_judge_reaction_agreement(), "{{scorer}}")],
+            unit=RATIO,
+            max_value=1,
+        ),
+    )
+
+    board.row("Scores").add(
+        graph(
+            "Score quantiles by scorer",
+            "Median and 10th/90th percentiles of P(user satisfied) per scorer. GRM scores "
+            "cluster near 0.5 (weakly confident), so its spread is narrow by nature.",
+            [
+                Query(quantile(q, SCORE, "scorer"), f"{{{{scorer}}}} p{round(q * 100)}")
+                for q in (0.1, 0.5, 0.9)
+            ],
+            unit=RATIO,
+            max_value=1,
+        ),
+        histogram_heatmap(
+            "Score distribution ($scorer)",
+            "How many turns fell in each score bucket over time, for the scorer chosen above.",
+            Query(
+                total(rate(bucket(SCORE), eq("scorer", "$scorer")), "le"),
+                "{{le}}",
+                as_heatmap=True,
+            ),
+            unit=RATIO,
+        ),
+    )
+    return board.build()
