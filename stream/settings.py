@@ -220,9 +220,15 @@ class Settings(BaseSettings):
 
     @field_validator("scorers")
     @classmethod
-    def _some_scorer(cls, value: list[str]) -> list[str]:
+    def _some_scorer(cls, value: list[str], info: ValidationInfo) -> list[str]:
         if not value:
             raise ValueError("at least one scorer is required")
+        cascade = info.data.get("grm")
+        if cascade and cascade in value:
+            raise ValueError(
+                f"{cascade} is already the cascade scorer (UXMON_GRM); list it in only one of "
+                "UXMON_SCORERS (every turn) and UXMON_GRM (budgeted)"
+            )
         return value
 
     @field_validator("broker")

@@ -9,10 +9,10 @@ from stream.settings import Settings
 
 
 def test_env_and_lists(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("UXMON_SCORERS", "ux_judge, grm")
+    monkeypatch.setenv("UXMON_SCORERS", "ux_judge, my.scorer:Factory")
     monkeypatch.setenv("UXMON_BROKER", "kafka://a:9092,b:9093")
     s = Settings()
-    assert s.scorers == ["ux_judge", "grm"]
+    assert s.scorers == ["ux_judge", "my.scorer:Factory"]
     assert s.broker_urls() == ["kafka://a:9092", "kafka://b:9093"]
 
 
@@ -44,3 +44,10 @@ def test_cli_names_the_bad_field(
     with pytest.raises(Exit):
         load_settings()
     assert "UXMON_BATCH_MAX" in capsys.readouterr().err
+
+
+def test_the_grm_runs_either_on_every_turn_or_in_the_cascade() -> None:
+    with pytest.raises(ValidationError, match="UXMON_GRM"):
+        Settings(scorers=["ux_judge", "grm"])
+    assert Settings(scorers=["ux_judge", "grm"], grm="").grm is None
+    assert Settings(grm="  ").grm is None
