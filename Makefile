@@ -37,3 +37,6 @@ unit: install
 
 bench: models
 	$(PYTHON) bench/pipeline.py
+	$(PYTHON) bench/ux_judge.py
+	$(PYTHON) bench/grm.py
+	$(PYTHON) bench/memory.py

@@ -11,16 +11,17 @@ the GRM's own template alone is longer than the shortest length asked for.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
+import re
 import resource
 import time
 from pathlib import Path
 from typing import Any
 
-# bf16 matmul peak on these 2 cores as STACK.md states it. torch's linear on 3-D inputs
-# beats it (see measure_peak), so both figures are reported.
-STACK_BF16_PEAK_GFLOPS = 400.0
+from _timing import STACK_BF16_PEAK_GFLOPS, measure_peak, timed
+
 FILLER = (
     "用户问了一个关于旅行安排的问题，助手给出了详细的行程建议，包括交通、住宿和餐饮。"
     "The user then asked for a shorter version with prices in euros and a packing list. "
@@ -47,38 +48,21 @@ def prompts_of_length(meter: Any, n_tokens: int, count: int) -> list[Any]:
     return out
 
 
-def measure_peak(threads: int) -> float:
-    """Best bf16 GFLOP/s of the model's largest linear (896 -> 4864) on a [8, 256] batch."""
-    import torch
-    import torch.nn.functional as F
-
-    torch.set_num_threads(threads)
-    x = torch.randn(8, 256, 896, dtype=torch.bfloat16)
-    w = torch.randn(4864, 896, dtype=torch.bfloat16)
-    for _ in range(3):
-        F.linear(x, w)
-    seconds = timed(lambda: F.linear(x, w), 20)
-    return 2 * 8 * 256 * 896 * 4864 / seconds / 1e9
-
-
-def timed(fn: Any, reps: int) -> float:
-    """Best wall time of `reps` calls (the machine is shared; the minimum is the signal)."""
-    best = float("inf")
-    for _ in range(reps):
-        started = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - started)
-    return best
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--lengths", type=int, nargs="+", default=[90, 256, 512])
+    parser.add_argument(
+        "--dialogues", type=int, default=16, help="held-out dialogues for verdict vs generate"
+    )
+    parser.add_argument("--max-new-tokens", type=int, default=64)
+    parser.add_argument("--quick", action="store_true", help="1 rep, fewer lengths/dialogues")
     parser.add_argument("--out", type=Path, default=Path("bench/results/grm.json"))
     args = parser.parse_args()
+    if args.quick:
+        args.reps, args.lengths, args.dialogues = 1, [256], 8
 
     started = time.perf_counter()
     import torch
@@ -124,7 +108,7 @@ def main() -> None:
         batch = prompts_of_length(meter, length, args.batch)
         real = [meter.count_prompt(p) for p in batch]
         backend.verdict_logprobs(batch[:1])  # warm-up
-        seconds = timed(lambda b=batch: backend.verdict_logprobs(b), args.reps)
+        seconds = timed(functools.partial(backend.verdict_logprobs, batch), args.reps)
         gflops = 2 * body_params * sum(real) / seconds / 1e9
         throughput[str(length)] = {
             "prompt_tokens": round(sum(real) / len(real), 1),
@@ -142,6 +126,7 @@ def main() -> None:
     results["throughput"] = throughput
 
     results["forward_vs_generate"] = compare_generate(backend, meter, args)
+    results["verdict_vs_generate_then_parse"] = verdict_vs_generate_then_parse(grm, args)
     results["peak_rss_mb"] = round(rss_mb())
     results["load_average_at_end"] = os.getloadavg()
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -204,6 +189,121 @@ def compare_generate(backend: Any, meter: Any, args: argparse.Namespace) -> dict
             f"generate(max_new_tokens={k}): {seconds:.2f} s vs forward {forward_s:.2f} s "
             f"= {seconds / forward_s:.2f}x; parsed {parsed}/{len(decoded)}"
         )
+    return out
+
+
+# What an LLM judge is usually asked for: a short reason, then the verdict in a JSON object
+# (reason first, so the verdict can draw on it), generated greedily to EOS and parsed.
+JUDGE_INSTRUCTION = (
+    '先用一句话说明理由，然后只输出一个 JSON 对象：{"理由": "……", "评价": "好" 或 "差"}'
+)
+VERDICT_FIELD = re.compile(r'"评价"\s*[:：]\s*"?\s*(好|差)')
+
+
+def judge_prompt(prompt: Any, good: str, bad: str) -> Any:
+    """The GRM's own prompt with its one-word answer line replaced by JUDGE_INSTRUCTION."""
+    from scorer.prompts import ChatPrompt
+
+    lines = prompt.user.rstrip().split("\n")
+    if good in lines[-1] and bad in lines[-1]:
+        lines = lines[:-1]
+    return ChatPrompt(prompt.system, "\n".join([*lines, JUDGE_INSTRUCTION]))
+
+
+def verdict_vs_generate_then_parse(grm: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """verdicts/s of `GRM.score()` (one forward, two tokens read) vs generate-then-parse on
+    the same held-out dialogues, each timed end to end (prompt building included)."""
+    import random
+
+    import torch
+
+    from benchmark.uxbench import load_task1
+
+    items = load_task1("benchmark/data/task1_heldout.jsonl")
+    dialogues = [i.dialogue for i in random.Random(7).sample(items, args.dialogues)]
+    backend = grm._backend
+    tokenizer = backend.meter()._tok
+    model = backend._model
+    good, bad = grm._language.good, grm._language.bad
+
+    def generate_then_parse() -> tuple[list[str | None], list[int]]:
+        prompts = [judge_prompt(grm.prompt(d), good, bad) for d in dialogues]
+        texts = [
+            tokenizer.apply_chat_template(p.messages(), tokenize=False, add_generation_prompt=True)
+            for p in prompts
+        ]
+        # Same advantages as the product path: length-sorted batches, left padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        tokenizer.padding_side = "left"
+        verdicts: list[str | None] = [None] * len(texts)
+        lengths = [0] * len(texts)
+        for lo in range(0, len(order), args.batch):
+            rows = order[lo : lo + args.batch]
+            enc = tokenizer(
+                [texts[i] for i in rows],
+                return_tensors="pt",
+                padding=True,
+                add_special_tokens=False,
+            )
+            with torch.inference_mode():
+                out = model.generate(
+                    **enc,
+                    max_new_tokens=args.max_new_tokens,
+                    do_sample=False,
+                    pad_token_id=tokenizer.pad_token_id,
+                )
+            new = out[:, enc["input_ids"].shape[1] :]
+            for row, ids, text in zip(
+                rows, new, tokenizer.batch_decode(new, skip_special_tokens=True), strict=True
+            ):
+                found = VERDICT_FIELD.search(text)
+                verdicts[row] = found.group(1) if found else None
+                lengths[row] = int((ids != tokenizer.pad_token_id).sum())
+        return verdicts, lengths
+
+    scores = grm.score(dialogues)  # warm-up, and the verdicts to compare with
+    best = {"single_forward": float("inf"), "generate_then_parse": float("inf")}
+    generated: tuple[list[str | None], list[int]] = ([], [])
+    for _ in range(args.reps):  # round-robin: both methods see the same background load
+        best["single_forward"] = min(best["single_forward"], timed(lambda: grm.score(dialogues), 1))
+        began = time.perf_counter()
+        generated = generate_then_parse()
+        best["generate_then_parse"] = min(best["generate_then_parse"], time.perf_counter() - began)
+    verdicts, new_tokens = generated
+    parsed = [v for v in verdicts if v is not None]
+    raw = [good if s.extras.get("margin", 0.0) >= 0 else bad for s in scores]
+    agree = sum(v == r for v, r in zip(verdicts, raw, strict=True) if v is not None)
+    n = len(dialogues)
+    out = {
+        "dialogues": n,
+        "batch": args.batch,
+        "max_new_tokens": args.max_new_tokens,
+        "single_forward_seconds": round(best["single_forward"], 3),
+        "single_forward_verdicts_per_s": round(n / best["single_forward"], 3),
+        "generate_then_parse_seconds": round(best["generate_then_parse"], 3),
+        "generate_then_parse_verdicts_per_s": round(n / best["generate_then_parse"], 3),
+        "speedup": round(best["generate_then_parse"] / best["single_forward"], 2),
+        "generated_tokens_mean": round(sum(new_tokens) / n, 1),
+        "hit_max_new_tokens": sum(t >= args.max_new_tokens for t in new_tokens),
+        "unparseable": f"{n - len(parsed)}/{n}",
+        "parsed_good_share": round(parsed.count(good) / len(parsed), 3) if parsed else None,
+        "agreement_with_raw_single_forward_verdict": (
+            round(agree / len(parsed), 3) if parsed else None
+        ),
+        "baseline": (
+            "the GRM's own prompt for each dialogue with its one-word answer line replaced by "
+            "a request for a one-sentence reason then a JSON verdict; greedy generate() until "
+            "EOS or max_new_tokens on length-sorted, left-padded batches of `batch`; verdict "
+            "parsed with a regex on the 评价 field; unparseable = no verdict found"
+        ),
+    }
+    print(
+        f"verdict vs generate-then-parse on {n} held-out dialogues: "
+        f"{out['single_forward_verdicts_per_s']:.2f} vs "
+        f"{out['generate_then_parse_verdicts_per_s']:.2f} verdicts/s = {out['speedup']:.2f}x; "
+        f"{out['generated_tokens_mean']} tokens generated on average, "
+        f"unparseable {out['unparseable']}"
+    )
     return out
 
 
