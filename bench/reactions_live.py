@@ -83,8 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     for kind, row in r["by_kind"].items():
         print(f"  {kind:<13} {row['accuracy']:.1%} of {row['n']}")
     print(
-        f"episodes: {e['closed']} closed of {e['n']} scripted, outcomes {e['outcomes']}, "
-        f"{len(e['errors'])} not as scripted; attempts the judge rated bad: "
+        f"episodes: {e['closed']} closed, outcomes {e['outcomes']}; {len(e['errors'])} of "
+        f"{e['scripts']} scripts not as expected ({e['written_episodes']} episodes written "
+        f"turn by turn, the rest follow their reaction); attempts the judge rated bad: "
         f"{e['attempts_judged_bad']}"
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -3,16 +3,17 @@
 The UX-Judge scores every turn; the GRM is slower (a causal LM) and is spent where it
 matters most, in this order:
 
-1. recovery replies (an episode is open): always scored, whatever the budget says;
+1. recovery replies (an episode is open): scored whatever the token bucket says;
 2. turns the UX-Judge is least sure about (score within `uncertain_margin` of its
    threshold), closest first;
 3. a random sample of the rest (`sample_rate`), so the GRM also sees ordinary traffic.
 
 Everything but recovery replies needs a token from a bucket refilled at `rate` verdicts/s
-(holding at most `burst`), and at most `max_per_batch` GRM verdicts run per batch, which
-bounds how long a batch can take. Recovery replies take tokens too, so under a flood of
-them the other kinds wait. Every turn the GRM does not score gets a skip reason:
-`confident` (not chosen), `budget` (no token), `queue_full` (batch bound reached).
+(holding at most `burst`). Recovery replies take tokens too, so under a flood of them the
+other kinds wait. At most `max_per_batch` GRM verdicts run per batch, recovery replies
+first: the bound keeps a batch's time in check even when complaints pile up (a recovery
+reply past it is judged by the UX-Judge instead). Every turn the GRM does not score gets
+a skip reason: `confident` (not chosen), `budget` (no token), `queue_full` (batch bound).
 """
 
 from __future__ import annotations
@@ -83,12 +84,18 @@ class Budget:
     def choose(self, candidates: Sequence[Candidate]) -> Choice:
         self._refill()
         choice = Choice()
+        slots = self.max_per_batch
         for c in candidates:
-            if c.recovery:
-                choice.chosen[c.index] = Chosen.RECOVERY
-                # Debt is bounded, so a burst of recoveries delays the rest but never
-                # starves them for longer than burst / rate seconds.
-                self.tokens = max(-self.burst, self.tokens - 1)
+            if not c.recovery:
+                continue
+            if slots <= 0:
+                choice.skipped[c.index] = Skipped.QUEUE_FULL
+                continue
+            choice.chosen[c.index] = Chosen.RECOVERY
+            slots -= 1
+            # Debt is bounded, so a burst of recoveries delays the rest but never
+            # starves them for longer than burst / rate seconds.
+            self.tokens = max(-self.burst, self.tokens - 1)
         others = [c for c in candidates if not c.recovery]
         distance = {c.index: abs(c.judge_p - c.judge_threshold) for c in others}
         uncertain = sorted(
@@ -102,7 +109,6 @@ class Budget:
             sampled = self._random.random() < self.sample_rate
             if c not in uncertain and sampled:
                 wanted.append((c, Chosen.SAMPLE))
-        slots = self.max_per_batch
         for c, reason in wanted:
             if slots <= 0:
                 choice.skipped[c.index] = Skipped.QUEUE_FULL

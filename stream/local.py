@@ -20,6 +20,7 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 from stream.broker import free_port
+from stream.metrics import CONSUMER_LAG, EVENTS_CONSUMED, EVENTS_REDELIVERED, EVENTS_REJECTED
 
 Samples = dict[str, list[tuple[dict[str, str], float]]]
 
@@ -114,7 +115,22 @@ class LocalWorker:
             if seen >= value:
                 return seen
             time.sleep(0.25)
-        raise TimeoutError(f"{name} reached {seen}, wanted {value}; log:\n{self.log_tail()}")
+        raise TimeoutError(
+            f"{name} reached {seen}, wanted {value}; {self._progress()}; log:\n{self.log_tail()}"
+        )
+
+    def _progress(self) -> str:
+        """Where each partition stands, for a timeout's message."""
+        try:
+            samples = self.samples()
+        except httpx.HTTPError:
+            return "metrics unreachable"
+        lag = {labels["partition"]: v for labels, v in samples.get(CONSUMER_LAG, [])}
+        counts = " ".join(
+            f"{name.split('_')[2]}={total(samples, name):.0f}"  # uxmon_events_<what>_total
+            for name in (EVENTS_CONSUMED, EVENTS_REDELIVERED, EVENTS_REJECTED)
+        )
+        return f"{counts} lag by partition={dict(sorted(lag.items()))}"
 
     def wait_ready(self, timeout_s: float = 600) -> None:
         """Until the worker owns partitions (it loads its scorers before joining the group)."""

@@ -117,7 +117,9 @@ class Settings(BaseSettings):
     )
     grm_burst: float = Field(5.0, ge=1, description="Most GRM verdicts the budget can save up.")
     grm_max_per_batch: int = Field(
-        4, ge=0, description="Most non-recovery GRM verdicts per batch (bounds batch time)."
+        4,
+        ge=0,
+        description="Most GRM verdicts per batch, recovery replies first (bounds batch time).",
     )
     grm_uncertain_margin: float = Field(
         0.1,

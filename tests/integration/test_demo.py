@@ -20,7 +20,7 @@ def test_demo_scores_sample_traffic() -> None:
             "demo",
             "--headless",
             "--duration",
-            "20",
+            "30",
             "--metrics-port",
             "0",
             "--rate",

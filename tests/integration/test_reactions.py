@@ -47,7 +47,7 @@ def test_scripted_conversations_reactions_episodes_and_the_grm_budget(
         # A budget far below the offered load: recovery replies must still be scored.
         grm_rate=0.2,
         grm_burst=2,
-        grm_max_per_batch=1,
+        grm_max_per_batch=8,  # above the recovery replies any batch can hold
         grm_sample_rate=0.5,
         **TIMERS,
     )

@@ -26,7 +26,7 @@ def budget(clock: Clock, **overrides: float) -> Budget:
 
 
 def test_recovery_first_then_the_least_certain_and_every_turn_is_accounted_for() -> None:
-    b = budget(Clock(), max_per_batch=2)
+    b = budget(Clock(), max_per_batch=3)
     candidates = [
         Candidate(0, False, 0.95, 0.5),  # confident
         Candidate(1, False, 0.52, 0.5),  # most uncertain
@@ -59,3 +59,10 @@ def test_sampling_draws_from_confident_turns() -> None:
     b = budget(Clock(), sample_rate=1.0, max_per_batch=2)
     choice = b.choose([Candidate(0, False, 0.99, 0.5), Candidate(1, False, 0.01, 0.5)])
     assert choice.chosen == {0: Chosen.SAMPLE, 1: Chosen.SAMPLE}
+
+
+def test_the_batch_bound_holds_for_recovery_replies_too() -> None:
+    b = budget(Clock(), max_per_batch=2)
+    choice = b.choose([Candidate(i, True, 0.5, 0.5) for i in range(3)])
+    assert choice.chosen == {0: Chosen.RECOVERY, 1: Chosen.RECOVERY}
+    assert choice.skipped == {2: Skipped.QUEUE_FULL}

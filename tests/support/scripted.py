@@ -359,7 +359,7 @@ def evaluate(scripts: list[Script], records: list[dict[str, Any]]) -> dict[str, 
             episode_errors.append({"cid": script.cid, "expected": expected, "got": actual})
     labelled = sum(n for _, n in per_kind.values())
     hits = sum(h for h, _ in per_kind.values())
-    scripted = sum(s.outcome is not None or s.episode_follows_reaction for s in scripts)
+    written = sum(s.outcome is not None for s in scripts)
     return {
         "reactions": {
             "n": labelled,
@@ -369,7 +369,8 @@ def evaluate(scripts: list[Script], records: list[dict[str, Any]]) -> dict[str, 
             "errors": reaction_errors,
         },
         "episodes": {
-            "n": scripted,
+            "scripts": len(scripts),
+            "written_episodes": written,
             "closed": len(episodes),
             "outcomes": dict(sorted(Counter(e["outcome"] for e in episodes.values()).items())),
             "attempts_judged_bad": judged_bad,
