@@ -171,6 +171,7 @@ class Service:
     async def _on_assigned(self, app: faust.App, assigned: set[TP], **_: Any) -> None:
         owned = [tp for tp in assigned if tp.topic == self.settings.turns_topic]
         self._assigned_at = time.monotonic()
+        self._processed.clear()
         self.metrics.assignments.inc()
         self.metrics.assigned_partitions.set(len(owned))
         log.info("assigned %d partitions of %s", len(owned), self.settings.turns_topic)
@@ -367,6 +368,9 @@ class Service:
         for record in records:
             p = record.position
             last[TP(p.topic, p.partition)] = p.offset
+        for tp in last.keys() - self._processed.keys():
+            first = min(r.position.offset for r in records if r.position.partition == tp.partition)
+            log.info("partition %d: first record handled from offset %d", tp.partition, first)
         self._processed.update(last)
         for tp, offset in last.items():
             highwater = self.app.consumer.highwater(tp)

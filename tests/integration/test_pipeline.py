@@ -12,7 +12,7 @@ import pytest
 
 from stream.local import LocalWorker
 from tests.integration.conftest import TEST_SCORER
-from tests.support.services import produce, read_topic
+from tests.support.services import committed_offsets, produce, read_topic
 from tests.support.traffic import conversations, encode
 
 pytestmark = pytest.mark.integration
@@ -147,7 +147,7 @@ def test_a_worker_stopped_mid_replay_loses_nothing_and_counts_once(
     monkeypatch.setenv("UXMON_TEST_SLOW_INNER", TEST_SCORER)
     slow = {"scorers": "tests.support.scorers:Slow", "batch_max": 8}
     first = start_worker(**slow)
-    produce(broker, names["turns_topic"], map(encode, events))
+    positions = produce(broker, names["turns_topic"], map(encode, events))
     first.wait_for("uxmon_turns_scored_total", len(expected) // 4)
     counted_low = first.total("uxmon_turns_scored_total")  # first counted at least this
     if how == "kill -9":
@@ -165,9 +165,27 @@ def test_a_worker_stopped_mid_replay_loses_nothing_and_counts_once(
     published_by_first = {s["turn_id"] for s in score_records(broker, names["scores_topic"], 0, 20)}
     counted_high = len(published_by_first)
     assert counted_low <= counted_high < len(expected)
+    # Nothing the first worker committed may be unscored: the next worker starts after it.
+    committed = committed_offsets(broker, names["app_id"], names["turns_topic"])
+    skipped_unscored = [
+        (partition, offset, event["turn_id"])
+        for event, (partition, offset) in zip(events, positions, strict=True)
+        if event["role"] == "assistant"
+        and offset < committed.get(partition, 0)
+        and event["turn_id"] not in published_by_first
+    ]
+    assert skipped_unscored == [], f"committed but never scored; committed={committed}"
 
     second = start_worker(**slow)
-    second.wait_for("uxmon_turns_scored_total", len(expected) - counted_high)
+    unscored = [
+        (partition, offset, event["turn_id"])
+        for event, (partition, offset) in zip(events, positions, strict=True)
+        if event["role"] == "assistant" and event["turn_id"] not in published_by_first
+    ]
+    try:
+        second.wait_for("uxmon_turns_scored_total", len(expected) - counted_high)
+    except TimeoutError as stalled:
+        raise AssertionError(f"committed={committed}; left to score={unscored}") from stalled
     time.sleep(4)  # anything counted twice would show up now
     counted_after = second.total("uxmon_turns_scored_total")
     scores = score_records(broker, names["scores_topic"], len(expected))

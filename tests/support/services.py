@@ -19,17 +19,31 @@ def worker(broker: str, app_id: str, workdir: Path, **settings: Any) -> LocalWor
     return LocalWorker(broker, app_id, workdir, pythonpath=str(REPO), **settings)
 
 
-def produce(broker: str, topic: str, records: Iterable[tuple[bytes | None, bytes]]) -> int:
+def produce(
+    broker: str, topic: str, records: Iterable[tuple[bytes | None, bytes]]
+) -> list[tuple[int, int]]:
+    """Send every record and wait for the broker; returns each one's (partition, offset)."""
     from kafka import KafkaProducer
 
     producer = KafkaProducer(bootstrap_servers=broker, acks="all", linger_ms=5)
-    count = 0
-    for key, value in records:
-        producer.send(topic, key=key, value=value)
-        count += 1
+    futures = [producer.send(topic, key=key, value=value) for key, value in records]
     producer.flush()
+    positions = [(meta.partition, meta.offset) for meta in (f.get(timeout=30) for f in futures)]
     producer.close()
-    return count
+    return positions
+
+
+def committed_offsets(broker: str, group: str, topic: str) -> dict[int, int]:
+    """The group's committed offset per partition of `topic` (without joining the group)."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    consumer = KafkaConsumer(bootstrap_servers=broker, group_id=group, enable_auto_commit=False)
+    try:
+        partitions = consumer.partitions_for_topic(topic) or set()
+        committed = {p: consumer.committed(TopicPartition(topic, p)) for p in partitions}
+    finally:
+        consumer.close()
+    return {p: offset for p, offset in committed.items() if offset is not None}
 
 
 def read_topic(broker: str, topic: str, expected: int, timeout_s: float = 120) -> list[Any]:
