@@ -45,17 +45,17 @@ from stream.conversation import (
 )
 from stream.events import FeedbackEvent, Limits, Reason, utcnow
 from stream.metrics import BoundedLabel, Metrics, counter_total
-from stream.reactions import Patterns, is_dissatisfied
+from stream.reactions import Patterns
 from stream.recovery import Closed, Outcome, Pending
 from stream.settings import Settings
 from stream.step import (
     BatchPlan,
     DeadLetter,
-    Pair,
     Record,
     Scoring,
     ToScore,
     dead_letter_record,
+    pairs,
     plan_batch,
     score_batch,
     scored_record,
@@ -264,7 +264,7 @@ class Service:
     ) -> None:
         s = self.settings
         done, failed = split_scored(plan, scoring)
-        settled = settle(
+        signals = settle(
             plan,
             done,
             grm_name=self.grm.name if self.grm else None,
@@ -280,7 +280,7 @@ class Service:
             record = scored_record(item, scores, scored_at, include_text=s.include_text)
             key = item.event.conversation_id.encode()
             pending.append(await self.scores.send(key=key, value=record, force=True))
-        pending += await self._send_signals(settled.signals)
+        pending += await self._send_signals(signals)
         for letter in dead:
             value = dead_letter_record(letter, now)
             pending.append(await self.dead.send(key=letter.record.key, value=value, force=True))
@@ -289,7 +289,7 @@ class Service:
             self.table[conversation_id.encode()] = state.to_json()
         await self.app.producer.flush()
         self._count(plan, done, dead, scoring, scored_at)
-        self._count_signals(settled.signals, settled.pairs)
+        self._count_signals(signals)
         self._observe_lag(records)
 
     async def _send_signals(self, signals: Sequence[tuple[str, Signal]]) -> list[Any]:
@@ -341,7 +341,7 @@ class Service:
                 m.score.labels(score.scorer).observe(score.p_satisfied)
             m.event_to_score.observe(max(0.0, (scored_at - item.event.ts).total_seconds()))
 
-    def _count_signals(self, signals: Sequence[tuple[str, Signal]], pairs: Sequence[Pair]) -> None:
+    def _count_signals(self, signals: Sequence[tuple[str, Signal]]) -> None:
         m = self.metrics
         for _, signal in signals:
             if isinstance(signal, ReactionSeen):
@@ -358,7 +358,7 @@ class Service:
                 if signal.outcome is Outcome.RECOVERED:
                     m.recovery_seconds.observe(signal.seconds)
                     m.recovery_turns.observe(e.attempts)
-        for pair in pairs:
+        for pair in pairs(signals):
             m.judge_reaction_pairs.labels(
                 pair.scorer, pair.verdict, "true" if pair.dissatisfied else "false"
             ).inc()
@@ -426,13 +426,7 @@ class Service:
         for key, state in changed.items():
             self.table[key] = state.to_json()
         await self.app.producer.flush()
-        pairs = [
-            Pair(scorer, verdict, is_dissatisfied(sig.reaction))
-            for _, sig in signals
-            if isinstance(sig, ReactionSeen)
-            for scorer, verdict in sig.verdicts
-        ]
-        self._count_signals(signals, pairs)
+        self._count_signals(signals)
 
     async def _caught_up(self) -> list[TP]:
         """Owned turns partitions with nothing left to read or handle.

@@ -292,10 +292,14 @@ class Pair:
     dissatisfied: bool
 
 
-@dataclass(slots=True)
-class Settled:
-    signals: list[tuple[str, Signal]]  # Pending resolved: ReactionSeen, Opened, Closed
-    pairs: list[Pair]
+def pairs(signals: Sequence[tuple[str, Signal]]) -> list[Pair]:
+    """Each reaction paired with every verdict known for the turn it reacts to."""
+    return [
+        Pair(scorer, verdict, is_dissatisfied(signal.reaction))
+        for _, signal in signals
+        if isinstance(signal, ReactionSeen)
+        for scorer, verdict in signal.verdicts
+    ]
 
 
 def recovery_verdict(scores: Sequence[Score], grm_name: str | None) -> str | None:
@@ -312,11 +316,12 @@ def settle(
     *,
     grm_name: str | None,
     open_below: float | None,
-) -> Settled:
+) -> list[tuple[str, Signal]]:
     """Fold the batch's verdicts into the conversation states (plan.states is updated):
     attempts judged bad fail their episode, pending closes get their outcome, reactions
-    get the verdicts they are compared with. `open_below`: a judge score under it opens
-    an episode on a turn nobody has reacted to yet (None: verdicts never open one)."""
+    get the verdicts they are compared with. Returns the batch's signals, none pending.
+    `open_below`: a judge score under it opens an episode on a turn nobody has reacted
+    to yet (None: verdicts never open one)."""
     verdicts: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
     decisive: dict[tuple[str, str], str | None] = {}
     late: list[tuple[str, Signal]] = []
@@ -348,7 +353,6 @@ def settle(
                 late.append((cid, closed))
         plan.states[cid] = state
     signals: list[tuple[str, Signal]] = []
-    pairs: list[Pair] = []
     for cid, signal in [*plan.signals, *late]:
         if isinstance(signal, Pending):
             attempt = signal.episode.attempt or ""
@@ -356,11 +360,8 @@ def settle(
             signal = signal.settle(known)
         elif isinstance(signal, ReactionSeen) and not signal.verdicts:
             signal = replace(signal, verdicts=verdicts.get((cid, signal.turn_id), ()))
-        if isinstance(signal, ReactionSeen):
-            unhappy = is_dissatisfied(signal.reaction)
-            pairs.extend(Pair(scorer, verdict, unhappy) for scorer, verdict in signal.verdicts)
         signals.append((cid, signal))
-    return Settled(signals, pairs)
+    return signals
 
 
 def signal_record(conversation_id: str, signal: Signal) -> dict[str, Any] | None:

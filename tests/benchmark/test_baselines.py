@@ -28,53 +28,30 @@ def uxmon(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def bench_and_gate(scorer: str, baseline: Path, out: Path, *options: str) -> dict:
+    """Run `uxmon bench` on the held-out set, gate it against `baseline`; the report."""
+    run = uxmon(
+        "bench", "--task", "task1", "--data", str(HELDOUT), "--scorer", scorer,
+        *options, "--out", str(out), "--no-progress",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    gate = uxmon("gate", "--baseline", str(baseline), "--candidate", str(out))
+    assert gate.returncode == 0, gate.stdout[-3000:]
+    report: dict = json.loads(out.read_text())
+    return report
+
+
 @pytest.mark.models
 def test_the_default_ux_judge_does_not_regress_against_its_baseline(tmp_path: Path) -> None:
-    candidate = tmp_path / "ux_judge.task1.json"
-    run = uxmon(
-        "bench",
-        "--task",
-        "task1",
-        "--data",
-        str(HELDOUT),
-        "--scorer",
-        "ux_judge",
-        "--out",
-        str(candidate),
-        "--no-progress",
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-
-    gate = uxmon("gate", "--baseline", str(BASELINE), "--candidate", str(candidate))
-
-    assert gate.returncode == 0, gate.stdout[-3000:]
-    report = json.loads(candidate.read_text())
+    report = bench_and_gate("ux_judge", BASELINE, tmp_path / "ux_judge.task1.json")
     assert report["n"] == 800 and report["scorer"] == "ux_judge"
 
 
 @pytest.mark.models
 def test_the_bundled_grm_does_not_regress_against_its_baseline(tmp_path: Path) -> None:
-    candidate = tmp_path / "grm.task1.json"
-    run = uxmon(
-        "bench",
-        "--task",
-        "task1",
-        "--data",
-        str(HELDOUT),
-        "--scorer",
-        "grm",
-        "--limit",
-        str(GRM_LIMIT),
-        "--out",
-        str(candidate),
-        "--no-progress",
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-
-    gate = uxmon("gate", "--baseline", str(GRM_BASELINE), "--candidate", str(candidate))
-
-    assert gate.returncode == 0, gate.stdout[-3000:]
-    baseline, report = json.loads(GRM_BASELINE.read_text()), json.loads(candidate.read_text())
+    out = tmp_path / "grm.task1.json"
+    report = bench_and_gate("grm", GRM_BASELINE, out, "--limit", str(GRM_LIMIT))
+    baseline = json.loads(GRM_BASELINE.read_text())
     assert report["scorer"] == "grm" and report["n"] == baseline["n"] == GRM_LIMIT
     # the gate pairs on cids: the limited run must hold exactly the baseline's items
     assert {i["cid"] for i in report["items"]} == {i["cid"] for i in baseline["items"]}

@@ -7,7 +7,6 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import pytest
 
@@ -18,6 +17,7 @@ from tests.support.scripted import (
     encode,
     episode_scripts,
     evaluate,
+    of_type,
     wait_until_settled,
 )
 from tests.support.services import produce, read_topic
@@ -29,10 +29,6 @@ Start = Callable[..., LocalWorker]
 # Short timers so no-follow-up and episode limits fire within the test, through the
 # worker's faust timer (not a unit-test clock).
 TIMERS = {"follow_up_timeout_s": 6, "episode_timeout_s": 20, "timers_interval_s": 1}
-
-
-def by_type(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [r for r in records if r.get("type") == kind]
 
 
 def test_scripted_conversations_reactions_episodes_and_the_grm_budget(
@@ -69,8 +65,8 @@ def test_scripted_conversations_reactions_episodes_and_the_grm_budget(
             v for labels, v in samples[name] if all(labels.get(k) == w for k, w in match.items())
         )
 
-    assert metric("uxmon_reactions_total") == len(by_type(records, "reaction"))
-    closed = Counter(r["outcome"] for r in by_type(records, "episode"))
+    assert metric("uxmon_reactions_total") == len(of_type(records, "reaction"))
+    closed = Counter(r["outcome"] for r in of_type(records, "episode"))
     for outcome, count in closed.items():
         assert metric("uxmon_recovery_episodes_closed_total", outcome=outcome) == count
     assert metric("uxmon_recovery_episodes_open") == 0
@@ -78,7 +74,7 @@ def test_scripted_conversations_reactions_episodes_and_the_grm_budget(
 
     # The GRM budget: every recovery reply GRM-scored despite the budget, and every
     # other turn accounted for by a verdict or a skip reason.
-    scores = by_type(records, "score")
+    scores = of_type(records, "score")
     recovery = [r for r in scores if r["recovery"]]
     assert recovery and all(
         {"ux_judge", "grm"} <= {s["scorer"] for s in r["scores"]} for r in recovery

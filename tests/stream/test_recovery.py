@@ -18,7 +18,7 @@ from stream.conversation import (
 from stream.events import FeedbackEvent, TurnEvent
 from stream.reactions import Patterns, Reaction
 from stream.recovery import Closed, Outcome, Pending, Trigger
-from stream.step import BatchPlan, ToScore, settle
+from stream.step import BatchPlan, ToScore, pairs, settle
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 TRACKING = Tracking(Patterns.load(), episode_max_turns=3)
@@ -95,7 +95,7 @@ class Chat:
         item = ToScore(event, self.dialogues[tid], None)  # type: ignore[arg-type]
         settled = settle(plan, [(item, [score])], grm_name="grm", open_below=None)
         self.state = plan.states["c"]
-        new = [s for _, s in settled.signals if s not in self.signals]
+        new = [s for _, s in settled if s not in self.signals]
         self.signals = []
         return new
 
@@ -258,7 +258,7 @@ def test_verdicts_pair_with_reactions_and_can_open_episodes_when_asked() -> None
     judge = Score(0.1, Verdict.BAD, "ux_judge", "v", 0.0)
     item = ToScore(event, chat.dialogues["a1"], None)  # type: ignore[arg-type]
     settled = settle(plan, [(item, [judge])], grm_name="grm", open_below=0.2)
-    [(_, opened)] = settled.signals
+    [(_, opened)] = settled
     assert isinstance(opened, Opened) and opened.episode.trigger is Trigger.VERDICT
     state = plan.states["c"]
     assert state.awaiting is not None and state.awaiting.verdicts == (("ux_judge", "bad"),)
@@ -271,5 +271,5 @@ def test_verdicts_pair_with_reactions_and_can_open_episodes_when_asked() -> None
     assert seen.verdicts == (("ux_judge", "bad"),)
     assert not any(isinstance(s, Opened) for s in chat.signals)
     plan = BatchPlan(states={"c": chat.state}, signals=[("c", s) for s in chat.signals])
-    pairs = settle(plan, [], grm_name="grm", open_below=0.2).pairs
-    assert [(p.scorer, p.verdict, p.dissatisfied) for p in pairs] == [("ux_judge", "bad", True)]
+    paired = pairs(settle(plan, [], grm_name="grm", open_below=0.2))
+    assert [(p.scorer, p.verdict, p.dissatisfied) for p in paired] == [("ux_judge", "bad", True)]

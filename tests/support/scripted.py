@@ -311,7 +311,7 @@ def wait_until_settled(worker: LocalWorker, scripts: list[Script], timeout_s: fl
         time.sleep(0.5)
 
 
-def _of_type(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+def of_type(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [r for r in records if r.get("type") == kind]
 
 
@@ -323,7 +323,7 @@ def evaluate(scripts: list[Script], records: list[dict[str, Any]]) -> dict[str, 
     judge rated the recovery attempt bad: then `failed` by `verdict` is right whatever the
     user did next (stream/recovery.py); those are counted apart.
     """
-    reactions = {(r["conversation_id"], r["turn_id"]): r for r in _of_type(records, "reaction")}
+    reactions = {(r["conversation_id"], r["turn_id"]): r for r in of_type(records, "reaction")}
     per_kind: dict[str, list[int]] = {}
     per_lang: dict[str, list[int]] = {}
     reaction_errors = []
@@ -339,9 +339,9 @@ def evaluate(scripts: list[Script], records: list[dict[str, Any]]) -> dict[str, 
                 reaction_errors.append({"cid": script.cid, "expected": want, "got": got})
     verdicts = {
         (r["conversation_id"], r["turn_id"]): {s["scorer"]: s["verdict"] for s in r["scores"]}
-        for r in _of_type(records, "score")
+        for r in of_type(records, "score")
     }
-    episodes = {r["conversation_id"]: r for r in _of_type(records, "episode")}
+    episodes = {r["conversation_id"]: r for r in of_type(records, "episode")}
     episode_errors, judged_bad = [], 0
     for script in scripts:
         got = episodes.get(script.cid)
