@@ -45,6 +45,7 @@ from stream.metrics import (
     GRM_BUDGET,
     GRM_SKIPPED,
     GRM_VERDICTS,
+    REREADS,
     SCORER_ERRORS,
     SCORING_SECONDS,
     TURNS_SCORED,
@@ -209,10 +210,14 @@ def build() -> Dashboard:
             unit=COUNT,
         ),
         graph(
-            "Rebalances",
+            "Rebalances and re-reads",
             "Partition assignments each worker received in the interval (one per "
-            "rebalance it saw).",
-            [Query(total(increase(ASSIGNMENTS, _JOB), "instance"), "{{instance}}")],
+            "rebalance it saw), and seeks back to re-read records the consumer skipped "
+            "around a rebalance.",
+            [
+                Query(total(increase(ASSIGNMENTS, _JOB), "instance"), "{{instance}} assignments"),
+                Query(total(increase(REREADS, _JOB), "instance"), "{{instance}} re-reads"),
+            ],
             unit=COUNT,
             bars=True,
         ),

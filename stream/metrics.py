@@ -24,6 +24,7 @@ CONVERSATIONS = "uxmon_conversations_in_state"
 EVICTED = "uxmon_conversations_evicted_total"
 ASSIGNMENTS = "uxmon_partition_assignments_total"
 ASSIGNED_PARTITIONS = "uxmon_assigned_partitions"
+REREADS = "uxmon_partition_rereads_total"
 WORKER = "uxmon_worker"  # Info: exported as uxmon_worker_info
 SCORER_ERRORS = "uxmon_scorer_errors_total"
 
@@ -149,6 +150,11 @@ class Metrics:
         self.assigned_partitions = Gauge(
             ASSIGNED_PARTITIONS, "Turns-topic partitions this worker owns now.", registry=r
         )
+        self.rereads = Counter(
+            REREADS,
+            "Seeks back to re-read records the consumer skipped (stream/offsets.py).",
+            registry=r,
+        )
         self.worker = Info(WORKER, "Worker build and scorer versions.", registry=r)
         self.scorer_errors = Counter(
             SCORER_ERRORS,
@@ -272,6 +278,7 @@ def all_metric_names() -> list[str]:
             EVICTED,
             ASSIGNMENTS,
             ASSIGNED_PARTITIONS,
+            REREADS,
             f"{WORKER}_info",
             SCORER_ERRORS,
             REACTIONS,

@@ -68,6 +68,7 @@ def feed(metrics: Metrics) -> None:
     m.conversations.set(42)
     m.evicted.inc()
     m.assignments.inc()
+    m.rereads.inc()
     m.assigned_partitions.set(4)
     m.scorer_errors.labels("grm").inc()
     for reaction in ("complaint", "rephrase", "satisfied", "no_follow_up"):

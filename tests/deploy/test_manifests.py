@@ -436,8 +436,7 @@ def _image_reference_is_pinned(reference: str) -> bool:
 
 def test_images_are_pinned_by_tag() -> None:
     compose_images = {
-        name: str(service.get("image", ""))
-        for name, service in _compose()["services"].items()
+        name: str(service.get("image", "")) for name, service in _compose()["services"].items()
     }
     for key, value in _compose().items():
         if key.startswith("x-") and isinstance(value, str):

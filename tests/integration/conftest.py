@@ -37,7 +37,6 @@ def start_worker(
         merged = {
             "scorers": TEST_SCORER,
             "grm": "",  # the GRM only where a test is about it: it costs ~6 s and 1.5 GB
-
             **{k: v for k, v in names.items() if k != "app_id"},
             **settings,
         }

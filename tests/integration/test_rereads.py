@@ -1,0 +1,85 @@
+"""The log probe the worker's re-read asks before seeking back (stream/app.py), against the
+real broker: it must tell a hole of missing deliveries from offsets the log never held."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from faust.types import TP
+
+from stream.app import Scorers, Service
+from stream.local import LocalWorker
+from stream.metrics import Metrics
+from stream.settings import Settings
+from tests.support.scorers import Keyword
+from tests.support.services import produce
+from tests.support.traffic import conversations, encode
+
+pytestmark = pytest.mark.integration
+
+
+def test_the_probe_finds_the_first_record_at_or_after_an_offset(
+    broker: str, names: dict[str, str], tmp_path: Path
+) -> None:
+    topic = names["turns_topic"]
+    positions = produce(broker, topic, [(b"one-key", b"{}")] * 5)
+    [partition] = {p for p, _ in positions}
+    service = Service(
+        Settings(broker=broker, datadir=tmp_path), Scorers([Keyword()], None), Metrics()
+    )
+    tp = TP(topic, partition)
+
+    async def probe(offset: int) -> int | None:
+        return await service._first_record_at_or_after(tp, offset)
+
+    assert asyncio.run(probe(0)) == 0
+    assert asyncio.run(probe(3)) == 3
+    assert asyncio.run(probe(5)) is None  # the end of the log: nothing to read there
+
+
+def test_the_probe_steps_over_transaction_markers(
+    broker: str, names: dict[str, str], tmp_path: Path
+) -> None:
+    from kafka import KafkaProducer
+
+    topic = names["turns_topic"]
+    producer = KafkaProducer(bootstrap_servers=broker, transactional_id=names["app_id"])
+    producer.init_transactions()
+    offsets = []
+    for _ in range(2):  # each commit writes a marker: an offset without a record
+        producer.begin_transaction()
+        offsets.append(producer.send(topic, key=b"one-key", value=b"{}").get(timeout=30))
+        producer.commit_transaction()
+    producer.close()
+    first, second = (meta.offset for meta in offsets)
+    assert second > first + 1, "expected a commit marker between the two records"
+    service = Service(
+        Settings(broker=broker, datadir=tmp_path), Scorers([Keyword()], None), Metrics()
+    )
+    tp = TP(topic, offsets[0].partition)
+    probed = asyncio.run(service._first_record_at_or_after(tp, first + 1))
+    assert probed == second
+
+
+def test_a_worker_scores_every_turn_of_a_transactional_topic(
+    broker: str, names: dict[str, str], start_worker: Callable[..., LocalWorker]
+) -> None:
+    """Every commit marker is a hole in the offsets: probed, skipped, never waited on."""
+    from kafka import KafkaProducer
+
+    events = conversations(6, exchanges=1)
+    producer = KafkaProducer(bootstrap_servers=broker, transactional_id=names["app_id"])
+    producer.init_transactions()
+    for key, value in map(encode, events):
+        producer.begin_transaction()
+        producer.send(names["turns_topic"], key=key, value=value)
+        producer.commit_transaction()
+    producer.close()
+
+    worker = start_worker(scorers="tests.support.scorers:Keyword")
+    worker.wait_for("uxmon_turns_scored_total", 6, timeout_s=90)
+    assert worker.total("uxmon_events_consumed_total") == len(events)
+    assert worker.total("uxmon_partition_rereads_total") == 0  # markers are not re-read
