@@ -129,15 +129,6 @@ def test_bad_input_goes_to_the_dead_letter_topic_and_the_stream_goes_on(
     assert worker.total("uxmon_turns_scored_total") == 2  # the duplicate never counts twice
 
 
-# Known bug, root-caused but not fixed yet: under CPU load, about one restart in eight
-# loses records in the NEXT worker. faust's recovery starts the fetcher before it seeks
-# the stream partitions to their committed offsets; records fetched in that window are
-# marked read but never reach the agent, and the re-fetch after the seek is discarded
-# as already read ("DROPPED MESSAGE ROFF" with DEVLOG=1). Commits are not at fault (the
-# assertion below on committed offsets holds). Reruns keep CI meaningful meanwhile; a
-# loss never passes as success. Planned fix: detect the offset gap per partition in the
-# worker and seek back.
-@pytest.mark.flaky(reruns=3)
 @pytest.mark.parametrize("how", ["kill -9", "SIGTERM"])
 def test_a_worker_stopped_mid_replay_loses_nothing_and_counts_once(
     broker: str,

@@ -92,9 +92,6 @@ def _split_before_last_reaction(script: Script) -> tuple[list[dict], list[dict]]
     return script.events[:-1], script.events[-1:]
 
 
-# The restart rides on the embedded broker's group handover, which has a known stall
-# (see test_pipeline.py); reruns keep the rest of the suite meaningful.
-@pytest.mark.flaky(reruns=2)
 def test_open_episodes_survive_kill_9_and_close_in_the_next_worker(
     broker: str, names: dict[str, str], start_worker: Start
 ) -> None:
