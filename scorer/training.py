@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MIN_PER_CLASS = 4  # below this a stratified split cannot leave both classes on both sides
+INERT_SCALE = 1e12  # standardisation scale of a feature that was constant in training
 
 
 class TrainingDataError(ScorerError, ValueError):
@@ -132,7 +133,11 @@ def _fit(
     torch.manual_seed(cfg.seed)
     xt = torch.from_numpy(x_train)
     mean = xt.mean(0)
-    std = xt.std(0).clamp(min=1e-6)  # constant features (e.g. no recovery data) stay finite
+    std = xt.std(0)
+    # A feature constant in training (no recovery turns, no refusals in a team's data) taught
+    # the net nothing; a huge scale makes it inert at inference instead of turning the first
+    # live non-constant value into an input of a million.
+    std = torch.where(std < 1e-6, torch.full_like(std, INERT_SCALE), std)
     xt = (xt - mean) / std
     xv = (torch.from_numpy(x_val) - mean) / std
     yt = torch.from_numpy(y_train.astype("float32"))

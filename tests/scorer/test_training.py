@@ -9,7 +9,7 @@ import pytest
 
 from scorer.errors import ScorerError
 from scorer.heads import CALIBRATION, META, WEIGHTS
-from scorer.training import TrainingDataError, stratified_split, train_judge
+from scorer.training import TrainConfig, TrainingDataError, _fit, stratified_split, train_judge
 from scorer.types import Dialogue
 
 
@@ -42,6 +42,25 @@ def test_bad_examples_are_refused_before_any_model_loads(
     with pytest.raises(TrainingDataError, match=message):
         train_judge(examples, tmp_path / "h", encoder=None, progress=False)
     assert issubclass(TrainingDataError, ScorerError)
+
+
+def test_a_feature_constant_in_training_stays_inert_at_inference() -> None:
+    # Column 1 is always 0 in training (like is_recovery on Task-1 data, or refusals in a
+    # team's export). A live 1.0 there must not move the logit; column 0 still must.
+    import numpy as np
+    import torch
+
+    rng = np.random.default_rng(0)
+    x = np.zeros((64, 2), dtype=np.float32)
+    x[:, 0] = rng.normal(size=64)
+    y = (x[:, 0] > 0).astype(np.int64)
+    net, mean, std, _, _ = _fit(x[:48], y[:48], x[48:], y[48:], TrainConfig(epochs=5), False)
+    probe = torch.tensor([[0.5, 0.0], [0.5, 1.0], [-0.5, 0.0]])
+    with torch.inference_mode():
+        logits = net((probe - mean) / std).squeeze(-1)
+    assert torch.isfinite(std).all() and std[1] > 1e6
+    assert float(logits[0]) == pytest.approx(float(logits[1]), abs=1e-5)
+    assert float(logits[0]) != pytest.approx(float(logits[2]), abs=1e-3)
 
 
 @pytest.mark.models

@@ -103,6 +103,23 @@ def test_text_features_by_hand() -> None:
     assert text_features(Dialogue("q", "好的👍"))["reply_ends_cleanly"] == 1.0
 
 
+def test_content_checks_reach_the_features() -> None:
+    # scorer.text_checks has its own rule-by-rule tests; here: wired in, under these names.
+    assert FEATURE_SPEC["name"] == "uxj-relation-v3"
+    assert FEATURE_SPEC["features"] == list(FEATURES) and len(set(FEATURES)) == len(FEATURES)
+    plain = text_features(Dialogue("How do I cook rice?", "Rinse it, add water, boil."))
+    checks = FEATURES[FEATURES.index("missing_request_figures") :]
+    assert len(checks) == 9 and all(plain[n] == 0.0 for n in checks)
+    refusal = text_features(Dialogue("怎么煮米饭", "抱歉，我无法协助完成这个请求。"))
+    assert refusal["refusal_markers"] == pytest.approx(math.log1p(1))
+    altered = text_features(Dialogue("请假时间12月2日到4日，帮我写邮件", "申请本周四全天请假。"))
+    assert altered["changed_dates"] == 1.0
+    two = text_features(Dialogue("一共7个人，1776元，每人多少", "1776 ÷ 6 = 296。也有可能是300。"))
+    assert two["missing_request_figures"] == 0.5 and two["competing_answers"] > 0.0
+    table = text_features(Dialogue("列出来，做成表格", "1. a\n2. b"))
+    assert (table["format_constraints"], table["format_violations"]) == (1.0, 1.0)
+
+
 def test_repetitive_replies_compress_better() -> None:
     varied = text_features(Dialogue("q", "The quick brown fox jumps over the lazy dog today."))
     repeated = text_features(Dialogue("q", "再强调一遍，" * 40))
