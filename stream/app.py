@@ -13,7 +13,8 @@ timer does the same for time passing (no follow-up, episode time limits).
 A crash before the state write replays the batch (duplicate scores, never lost ones);
 afterwards a replayed record is recognised by its offset and skipped, so metrics do not
 count it twice. Records reach the batch step only in log order, with no holes, from the
-committed offset on (stream/offsets.py: faust can drop records around a rebalance).
+committed offset on (stream/offsets.py, stream/reading.py: faust can drop records around
+a rebalance).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -46,8 +47,8 @@ from stream.conversation import (
 )
 from stream.events import FeedbackEvent, Limits, Reason, utcnow
 from stream.metrics import BoundedLabel, Metrics, counter_total
-from stream.offsets import Cursors, Hole
 from stream.reactions import Patterns
+from stream.reading import Reader
 from stream.recovery import Closed, Outcome, Pending
 from stream.settings import Settings
 from stream.step import (
@@ -71,8 +72,6 @@ log = logging.getLogger("uxmon")
 
 EXIT_BATCH_FAILED = 70  # EX_SOFTWARE: let the supervisor restart us
 ASSIGNMENT_GRACE_S = 10.0
-REREAD_WAIT_S = 0.5  # first pause after a seek back to a hole; doubles while it stays
-REREAD_MAX_WAIT_S = 8.0
 
 
 class Scorers(NamedTuple):
@@ -120,11 +119,6 @@ class Service:
         self._state_lock = asyncio.Lock()
         self._processed: dict[TP, int] = {}  # last offset handled per turns partition
         self._assigned_at = time.monotonic()
-        self._assignment = 0  # bumped per assignment: tasks of an older one stand down
-        self.cursors = Cursors()  # next offset to apply per partition (stream/offsets.py)
-        self._rereading: dict[TP, asyncio.Future[None]] = {}
-        self._starting: asyncio.Future[None] | None = None
-        self._idle_cursors: dict[TP, int] = {}  # cursors at the last tick the agent idled
         self.limits = Limits(
             max_text_chars=settings.max_text_chars,
             max_id_chars=settings.max_id_chars,
@@ -137,6 +131,8 @@ class Service:
         # One thread: scorers run one batch at a time and use torch's own thread pool.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="uxmon-score")
         self.app = self._build_app()
+        # Applies each partition's records in log order, whatever faust hands over.
+        self.reader = Reader(self.app, settings.broker, metrics.rereads)
 
     def _build_app(self) -> faust.App:
         s = self.settings
@@ -182,131 +178,13 @@ class Service:
         owned = [tp for tp in assigned if tp.topic == self.settings.turns_topic]
         self._assigned_at = time.monotonic()
         self._processed.clear()
-        self._assignment += 1
-        self.cursors.reset()
-        self._rereading.clear()  # their tasks see the new assignment and stand down
-        self._idle_cursors.clear()
         self.metrics.assignments.inc()
         self.metrics.assigned_partitions.set(len(owned))
         log.info("assigned %d partitions of %s", len(owned), self.settings.turns_topic)
-        if owned:
-            self._starting = asyncio.ensure_future(self._start_reading(self._assignment, owned))
-
-    async def _start_reading(self, assignment: int, owned: list[TP]) -> None:
-        """Once faust's rebalance is over, seek each partition to its committed offset and
-        start applying records from there (stream/offsets.py says why faust's own seek is
-        not enough). Records handed over before this wait and are read again."""
-        consumer = self.app.consumer
-        while assignment == self._assignment:
-            if self.app.rebalancing:
-                await asyncio.sleep(0.05)
-                continue
-            try:
-                committed = await consumer.seek_to_committed()  # type: ignore[attr-defined]
-                offsets = {tp: committed.get(tp) or 0 for tp in owned}
-                never_committed = [tp for tp, offset in offsets.items() if offset <= 0]
-                if never_committed:  # a new group reads from the start of the log
-                    offsets.update(await consumer.earliest_offsets(*never_committed))
-                if assignment != self._assignment:
-                    return
-                await consumer.seek_wait(offsets)  # also resets faust's read offsets
-            except Exception as exc:  # e.g. the broker is away: nothing is applied meanwhile
-                log.warning("could not seek to the committed offsets (%s); retrying", exc)
-                await asyncio.sleep(REREAD_WAIT_S)
-                continue
-            if assignment == self._assignment:
-                self.cursors.start(offsets)
-                log.info("applying records from the committed offsets of %d partitions", len(owned))
-            return
+        self.reader.assigned(owned)
 
     async def _find_stalls(self) -> None:
-        """Read a partition again when its cursor stands still over two ticks the agent
-        idled although the log holds more: the seek meant to bring those records back can
-        itself be undone by faust, and then no record arrives to reveal the hole."""
-        if self._state_lock.locked():
-            return  # a batch is running: the cursor may be about to move
-        cursors = self.cursors.positions()
-        for tp, cursor in cursors.items():
-            highwater = self.app.consumer.highwater(tp)
-            stuck = self._idle_cursors.get(tp) == cursor
-            if stuck and highwater is not None and highwater > cursor:
-                self._read_again(Hole(tp, cursor, highwater))
-        self._idle_cursors = cursors
-
-    def _read_again(self, hole: Hole) -> None:
-        if hole.tp not in self._rereading:
-            task = asyncio.ensure_future(self._reread(hole, self._assignment))
-            self._rereading[hole.tp] = task
-
-    async def _reread(self, hole: Hole, assignment: int) -> None:
-        tp = hole.tp
-
-        def still_missing() -> bool:
-            return assignment == self._assignment and self.cursors.next(tp) == hole.expected
-
-        try:
-            await self._seek_back(hole, still_missing)
-        except Exception as exc:  # a later hole or stall check starts over
-            log.warning("partition %d: re-reading failed (%s)", tp.partition, exc)
-        finally:
-            if assignment == self._assignment:
-                self._rereading.pop(tp, None)
-
-    async def _seek_back(self, hole: Hole, still_missing: Callable[[], bool]) -> None:
-        """Seek a partition back to its cursor, again with a growing pause, until the
-        missing records arrive. Offsets the log holds no record for are skipped instead:
-        a broker is asked directly, since the consumer's own bookkeeping lost them."""
-        tp, consumer = hole.tp, self.app.consumer
-        present = await self._first_record_at_or_after(tp, hole.expected)
-        if present is None:
-            return  # nothing to read there (yet); a later hole or stall check retries
-        if present > hole.expected and still_missing():
-            log.debug(  # routine in a compacted or transactional topic
-                "partition %d: offsets %d to %d hold no records (compaction or "
-                "transaction markers); skipping them",
-                tp.partition,
-                hole.expected,
-                present - 1,
-            )
-            self.cursors.skip_to(tp, present)
-            await consumer.seek_wait({tp: present})  # what came after waited: read it again
-            return
-        pause = REREAD_WAIT_S
-        while still_missing():
-            log.info(  # counted in uxmon_partition_rereads_total
-                "partition %d: records from offset %d did not reach the worker (offset "
-                "%d is there); reading them again",
-                tp.partition,
-                hole.expected,
-                hole.seen,
-            )
-            await consumer.seek_wait({tp: hole.expected})
-            self.metrics.rereads.inc()
-            # Records fetched before the seek can still move faust's read offset past
-            # the re-read ones; then only another seek helps. A busy agent is why the
-            # pause grows instead of ending the re-reads.
-            await asyncio.sleep(pause)
-            pause = min(2 * pause, REREAD_MAX_WAIT_S)
-
-    async def _first_record_at_or_after(self, tp: TP, offset: int) -> int | None:
-        """Offset of the first record the log holds at or after `offset`; None when there is
-        none or the broker did not answer."""
-        from aiokafka import AIOKafkaConsumer, TopicPartition
-
-        probe = AIOKafkaConsumer(bootstrap_servers=self.settings.broker, enable_auto_commit=False)
-        partition = TopicPartition(tp.topic, tp.partition)
-        try:
-            await probe.start()
-            probe.assign([partition])
-            probe.seek(partition, offset)
-            fetched = await probe.getmany(partition, timeout_ms=2000, max_records=1)
-        except Exception as exc:  # no answer: a later hole or stall check asks again
-            log.warning("partition %d: could not read the log (%s)", tp.partition, exc)
-            return None
-        finally:
-            await probe.stop()
-        records = fetched.get(partition, [])
-        return records[0].offset if records else None
+        self.reader.find_stalls(busy=self._state_lock.locked())
 
     def load_scorers(self) -> None:
         """Load every scorer; done before joining the consumer group, so no batch waits."""
@@ -325,14 +203,7 @@ class Service:
         async for batch in stream.take_events(  # type: ignore[attr-defined]
             self.settings.batch_max, self.settings.batch_within_s
         ):
-            admission = self.cursors.admit([(e.message.tp, e.message.offset) for e in batch])
-            for i in admission.wait:
-                # Marked as acked by us, faust never counts it as done: never committed,
-                # it is handed over again after the seek back to the cursor.
-                batch[i].message.acked = True
-            for hole in admission.holes.values():
-                self._read_again(hole)
-            events = [batch[i] for i in admission.apply]
+            events = self.reader.admit(batch)
             if not events:
                 continue
             records = [

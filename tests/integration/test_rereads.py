@@ -1,20 +1,16 @@
-"""The log probe the worker's re-read asks before seeking back (stream/app.py), against the
-real broker: it must tell a hole of missing deliveries from offsets the log never held."""
+"""The log probe the worker's re-read asks before seeking back (stream/reading.py), against
+the real broker: it must tell a hole of missing deliveries from offsets the log never held."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from faust.types import TP
 
-from stream.app import Scorers, Service
 from stream.local import LocalWorker
-from stream.metrics import Metrics
-from stream.settings import Settings
-from tests.support.scorers import Keyword
+from stream.reading import first_record_at_or_after
 from tests.support.services import produce
 from tests.support.traffic import conversations, encode
 
@@ -22,27 +18,22 @@ pytestmark = pytest.mark.integration
 
 
 def test_the_probe_finds_the_first_record_at_or_after_an_offset(
-    broker: str, names: dict[str, str], tmp_path: Path
+    broker: str, names: dict[str, str]
 ) -> None:
     topic = names["turns_topic"]
     positions = produce(broker, topic, [(b"one-key", b"{}")] * 5)
     [partition] = {p for p, _ in positions}
-    service = Service(
-        Settings(broker=broker, datadir=tmp_path), Scorers([Keyword()], None), Metrics()
-    )
     tp = TP(topic, partition)
 
     async def probe(offset: int) -> int | None:
-        return await service._first_record_at_or_after(tp, offset)
+        return await first_record_at_or_after(broker, tp, offset)
 
     assert asyncio.run(probe(0)) == 0
     assert asyncio.run(probe(3)) == 3
     assert asyncio.run(probe(5)) is None  # the end of the log: nothing to read there
 
 
-def test_the_probe_steps_over_transaction_markers(
-    broker: str, names: dict[str, str], tmp_path: Path
-) -> None:
+def test_the_probe_steps_over_transaction_markers(broker: str, names: dict[str, str]) -> None:
     from kafka import KafkaProducer
 
     topic = names["turns_topic"]
@@ -56,11 +47,8 @@ def test_the_probe_steps_over_transaction_markers(
     producer.close()
     first, second = (meta.offset for meta in offsets)
     assert second > first + 1, "expected a commit marker between the two records"
-    service = Service(
-        Settings(broker=broker, datadir=tmp_path), Scorers([Keyword()], None), Metrics()
-    )
     tp = TP(topic, offsets[0].partition)
-    probed = asyncio.run(service._first_record_at_or_after(tp, first + 1))
+    probed = asyncio.run(first_record_at_or_after(broker, tp, first + 1))
     assert probed == second
 
 

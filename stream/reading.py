@@ -1,0 +1,175 @@
+"""Reading each partition in log order against the live consumer (the rules: stream/offsets.py).
+
+Where each partition starts after a rebalance, seeking back over a hole until the missing
+records arrive, skipping offsets the log holds no record for, and noticing a partition
+that stopped although the log holds more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import faust
+from faust.types import TP
+from prometheus_client import Counter
+
+from stream.offsets import Cursors, Hole
+
+log = logging.getLogger("uxmon")
+
+REREAD_WAIT_S = 0.5  # first pause after a seek back to a hole; doubles while it stays
+REREAD_MAX_WAIT_S = 8.0
+
+
+class Reader:
+    """The cursors of the partitions this worker owns, kept true to what the consumer does."""
+
+    def __init__(self, app: faust.App, broker: str, rereads: Counter) -> None:
+        self.app = app
+        self.broker = broker  # for the probe consumer
+        self.rereads = rereads
+        self.cursors = Cursors()
+        self._assignment = 0  # bumped per assignment: tasks of an older one stand down
+        self._rereading: dict[TP, asyncio.Future[None]] = {}
+        self._starting: asyncio.Future[None] | None = None
+        self._idle_cursors: dict[TP, int] = {}  # cursors at the last tick the agent idled
+
+    def assigned(self, owned: list[TP]) -> None:
+        """A new assignment: nothing is applied until each partition's start is known."""
+        self._assignment += 1
+        self.cursors.reset()
+        self._rereading.clear()  # their tasks see the new assignment and stand down
+        self._idle_cursors.clear()
+        if owned:
+            self._starting = asyncio.ensure_future(self._start(self._assignment, owned))
+
+    def admit(self, batch: Sequence[Any]) -> list[Any]:
+        """The events of a take() batch to apply now, in order; the rest wait."""
+        admission = self.cursors.admit([(e.message.tp, e.message.offset) for e in batch])
+        for i in admission.wait:
+            # Marked as acked by us, faust never counts it as done: never committed, it is
+            # handed over again after the seek back to the cursor.
+            batch[i].message.acked = True
+        for hole in admission.holes.values():
+            self._read_again(hole)
+        return [batch[i] for i in admission.apply]
+
+    def find_stalls(self, *, busy: bool) -> None:
+        """Read a partition again when its cursor stands still over two ticks the agent
+        idled although the log holds more: the seek meant to bring those records back can
+        itself be undone by faust, and then no record arrives to reveal the hole."""
+        if busy:
+            return  # a batch is running: the cursor may be about to move
+        cursors = self.cursors.positions()
+        for tp, cursor in cursors.items():
+            highwater = self.app.consumer.highwater(tp)
+            stuck = self._idle_cursors.get(tp) == cursor
+            if stuck and highwater is not None and highwater > cursor:
+                self._read_again(Hole(tp, cursor, highwater))
+        self._idle_cursors = cursors
+
+    async def _start(self, assignment: int, owned: list[TP]) -> None:
+        """Once faust's rebalance is over, seek each partition to its committed offset and
+        start applying records from there (stream/offsets.py says why faust's own seek is
+        not enough). Records handed over before this wait and are read again."""
+        consumer = self.app.consumer
+        while assignment == self._assignment:
+            if self.app.rebalancing:
+                await asyncio.sleep(0.05)
+                continue
+            try:
+                committed = await consumer.seek_to_committed()  # type: ignore[attr-defined]
+                offsets = {tp: committed.get(tp) or 0 for tp in owned}
+                never_committed = [tp for tp, offset in offsets.items() if offset <= 0]
+                if never_committed:  # a new group reads from the start of the log
+                    offsets.update(await consumer.earliest_offsets(*never_committed))
+                if assignment != self._assignment:
+                    return
+                await consumer.seek_wait(offsets)  # also resets faust's read offsets
+            except Exception as exc:  # e.g. the broker is away: nothing is applied meanwhile
+                log.warning("could not seek to the committed offsets (%s); retrying", exc)
+                await asyncio.sleep(REREAD_WAIT_S)
+                continue
+            if assignment == self._assignment:
+                self.cursors.start(offsets)
+                log.info("applying records from the committed offsets of %d partitions", len(owned))
+            return
+
+    def _read_again(self, hole: Hole) -> None:
+        if hole.tp not in self._rereading:
+            task = asyncio.ensure_future(self._reread(hole, self._assignment))
+            self._rereading[hole.tp] = task
+
+    async def _reread(self, hole: Hole, assignment: int) -> None:
+        tp = hole.tp
+
+        def still_missing() -> bool:
+            return assignment == self._assignment and self.cursors.next(tp) == hole.expected
+
+        try:
+            await self._seek_back(hole, still_missing)
+        except Exception as exc:  # a later hole or stall check starts over
+            log.warning("partition %d: re-reading failed (%s)", tp.partition, exc)
+        finally:
+            if assignment == self._assignment:
+                self._rereading.pop(tp, None)
+
+    async def _seek_back(self, hole: Hole, still_missing: Callable[[], bool]) -> None:
+        """Seek a partition back to its cursor, again with a growing pause, until the
+        missing records arrive. Offsets the log holds no record for are skipped instead:
+        a broker is asked directly, since the consumer's own bookkeeping lost them."""
+        tp, consumer = hole.tp, self.app.consumer
+        present = await first_record_at_or_after(self.broker, tp, hole.expected)
+        if present is None:
+            return  # nothing to read there (yet); a later hole or stall check retries
+        if present > hole.expected and still_missing():
+            log.debug(  # routine in a compacted or transactional topic
+                "partition %d: offsets %d to %d hold no records (compaction or "
+                "transaction markers); skipping them",
+                tp.partition,
+                hole.expected,
+                present - 1,
+            )
+            self.cursors.skip_to(tp, present)
+            await consumer.seek_wait({tp: present})  # what came after waited: read it again
+            return
+        pause = REREAD_WAIT_S
+        while still_missing():
+            log.info(  # counted in uxmon_partition_rereads_total
+                "partition %d: records from offset %d did not reach the worker (offset "
+                "%d is there); reading them again",
+                tp.partition,
+                hole.expected,
+                hole.seen,
+            )
+            await consumer.seek_wait({tp: hole.expected})
+            self.rereads.inc()
+            # Records fetched before the seek can still move faust's read offset past the
+            # re-read ones; then only another seek helps. A busy agent is why the pause
+            # grows instead of ending the re-reads.
+            await asyncio.sleep(pause)
+            pause = min(2 * pause, REREAD_MAX_WAIT_S)
+
+
+async def first_record_at_or_after(broker: str, tp: TP, offset: int) -> int | None:
+    """Offset of the first record the log holds at or after `offset`, asked by a consumer of
+    its own; None when there is none or the broker did not answer."""
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
+    probe = AIOKafkaConsumer(bootstrap_servers=broker, enable_auto_commit=False)
+    partition = TopicPartition(tp.topic, tp.partition)
+    try:
+        await probe.start()
+        probe.assign([partition])
+        probe.seek(partition, offset)
+        fetched = await probe.getmany(partition, timeout_ms=2000, max_records=1)
+    except Exception as exc:  # no answer: a later hole or stall check asks again
+        log.warning("partition %d: could not read the log (%s)", tp.partition, exc)
+        return None
+    finally:
+        await probe.stop()
+    records = fetched.get(partition, [])
+    return records[0].offset if records else None
