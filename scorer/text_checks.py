@@ -250,7 +250,7 @@ def answer_units(text: str) -> int:
         lines = [line.strip() for line in block.splitlines() if line.strip()]
         if not lines:
             continue
-        listed = [line for line in lines if _LIST_LINE.match(line)]
+        listed = [line for line in lines if LIST_ITEM.match(line)]
         unpunctuated = [line for line in lines if line[-1] not in _FINAL_PUNCT]
         if len(lines) >= 2 and len(listed) + len(unpunctuated) >= len(lines) - 1:
             units += 1 + sum(1 for line in lines if line not in listed and line[-1] in _FINAL_PUNCT)
@@ -308,7 +308,8 @@ _WORD_LIMIT = re.compile(
     r"|\b(?:under|within|at most|no more than)\s+([0-9]+)\s+words)"
 )
 _TABLE_ROW = re.compile(r"(?m)^\s*\|?[^|\n]+\|[^|\n]+")
-_LIST_LINE = re.compile(r"(?m)^[ \t]*(?:(?:[-*•]|\d+[.)])[ \t]|\d+、)")
+# A list item at the start of a line: "- ", "* ", "• ", "1. ", "1) ", "1、" (also used by ux_judge)
+LIST_ITEM = re.compile(r"(?m)^[ \t]*(?:(?:[-*•]|\d+[.)])[ \t]|\d+、)")
 _ASKS_JSON = re.compile(r"\bjson\b", re.IGNORECASE)
 _WANTS_ENGLISH = ("翻译成英文", "译成英文", "用英文", "用英语", "in english")
 _WANTS_CHINESE = ("翻译成中文", "译成中文", "用中文", "in chinese")
@@ -353,7 +354,7 @@ def format_checks(request: str, reply: str) -> tuple[int, int]:
     elif count := (_COUNT_ZH.search(lowered) or _COUNT_EN.search(lowered)):
         n = _count(count.group(1))
         if n and n > 1:
-            listed = len(_LIST_LINE.findall(reply))
+            listed = len(LIST_ITEM.findall(reply))
             lines = sum(1 for line in reply.splitlines() if line.strip())
             check(True, listed != n if listed else lines < n)
     words = _WORD_LIMIT.search(lowered)

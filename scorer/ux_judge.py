@@ -99,7 +99,6 @@ FEATURE_SPEC: dict[str, Any] = {
 _CHUNK = 256  # dialogues featurized together: bounds memory held as token states
 _STATS_CHARS = 20_000  # text statistics read at most this much of a reply
 _WORDS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\W_]+")
-_LIST_ITEM = re.compile(r"(?m)^[ \t]*(?:(?:[-*•]|\d+[.)])[ \t]|\d+、)")
 
 
 class HeadMismatchError(ScorerError):
@@ -240,7 +239,7 @@ def text_features(dialogue: Dialogue) -> dict[str, float]:
         - math.log1p(len(dialogue.user_message)),
         "log_history_turns": math.log1p(len(dialogue.history)),
         "log_reply_lines": math.log1p(reply.count("\n")),
-        "log_list_items": math.log1p(len(_LIST_ITEM.findall(reply))),
+        "log_list_items": math.log1p(len(text_checks.LIST_ITEM.findall(reply))),
         "reply_compression": len(zlib.compress(raw, 6)) / len(raw) if raw else 1.0,
         "reply_ends_cleanly": _ends_cleanly(reply),
         "request_term_coverage": (
