@@ -2,8 +2,11 @@
 
 A head directory holds
 
-    head.safetensors   MLP weights plus the feature standardisation (mean, std)
+    head.safetensors   the member MLPs' weights plus the feature standardisation (mean, std)
     calibration.json   {"temperature": T, "threshold": t}
+
+A head is an ensemble: `uxmon judge train` fits one MLP per cross-validation fold, and the
+head's logit is their mean. Heads written before ensembles (one `net.` MLP) still load.
     meta.json          version, encoder fingerprint, feature spec, data sizes, metrics
 
 `ux_judge_default/` next to this file is the head uxmon ships. A head's version is a hash
@@ -17,6 +20,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,7 +34,7 @@ DEFAULT_HEAD = Path(__file__).resolve().parent / "ux_judge_default"
 WEIGHTS = "head.safetensors"
 CALIBRATION = "calibration.json"
 META = "meta.json"
-_NET_PREFIX = "net."
+_LEGACY_PREFIX = "net."  # the single MLP of heads written before ensembles
 
 
 class HeadFormatError(ScorerError):
@@ -56,11 +60,15 @@ def build_mlp(shape: HeadShape) -> torch.nn.Sequential:
     )
 
 
+def _member_prefix(i: int) -> str:
+    return f"member{i}."
+
+
 @dataclass(frozen=True)
 class Head:
     """A loaded head, ready to turn feature rows into calibrated probabilities."""
 
-    net: torch.nn.Sequential
+    members: tuple[torch.nn.Sequential, ...]
     mean: torch.Tensor
     std: torch.Tensor
     temperature: float
@@ -69,8 +77,11 @@ class Head:
     version: str
 
     def logits(self, features: torch.Tensor) -> torch.Tensor:
-        """Raw (uncalibrated) logits, one per feature row."""
-        return self.net((features - self.mean) / self.std).squeeze(-1)
+        """Raw (uncalibrated) logits, one per feature row: the mean of the members'."""
+        import torch
+
+        x = (features - self.mean) / self.std
+        return torch.stack([net(x).squeeze(-1) for net in self.members]).mean(0)
 
 
 def _canonical_json(value: Any) -> bytes:
@@ -101,7 +112,7 @@ def read_meta(head_dir: Path) -> dict[str, Any]:
 
 def save_head(
     out_dir: Path,
-    net: torch.nn.Sequential,
+    members: Sequence[torch.nn.Sequential],
     mean: torch.Tensor,
     std: torch.Tensor,
     calibration: dict[str, float],
@@ -110,9 +121,16 @@ def save_head(
     """Write a head directory atomically (temp dir + rename); returns the head version."""
     from safetensors.torch import save
 
-    tensors = {f"{_NET_PREFIX}{k}": v.detach().contiguous() for k, v in net.state_dict().items()}
-    tensors["feature_mean"] = mean.detach().to(dtype=tensors["net.0.weight"].dtype).contiguous()
-    tensors["feature_std"] = std.detach().to(dtype=tensors["net.0.weight"].dtype).contiguous()
+    if not members:
+        raise HeadFormatError("expected at least one member MLP to save; got none")
+    tensors = {
+        f"{_member_prefix(i)}{k}": v.detach().contiguous()
+        for i, net in enumerate(members)
+        for k, v in net.state_dict().items()
+    }
+    dtype = tensors[f"{_member_prefix(0)}0.weight"].dtype
+    tensors["feature_mean"] = mean.detach().to(dtype=dtype).contiguous()
+    tensors["feature_std"] = std.detach().to(dtype=dtype).contiguous()
     weights = save(tensors, metadata={"format": "pt"})
     calib = _canonical_json(calibration)
     version = head_version(weights, calib)
@@ -131,6 +149,26 @@ def save_head(
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return version
+
+
+def _prefixes(tensors: Mapping[str, Any]) -> list[str]:
+    """The key prefix of each member MLP stored in a weight file."""
+    if f"{_LEGACY_PREFIX}0.weight" in tensors:
+        return [_LEGACY_PREFIX]
+    count = 0
+    while f"{_member_prefix(count)}0.weight" in tensors:
+        count += 1
+    if not count:
+        raise ValueError("no member weights")
+    return [_member_prefix(i) for i in range(count)]
+
+
+def _member(tensors: Mapping[str, torch.Tensor], prefix: str) -> torch.nn.Sequential:
+    state = {k[len(prefix) :]: v for k, v in tensors.items() if k.startswith(prefix)}
+    hidden, in_dim = (int(n) for n in state["0.weight"].shape)
+    net = build_mlp(HeadShape(in_dim=in_dim, hidden=hidden))
+    net.load_state_dict(state)
+    return net.eval()
 
 
 def load_head(head_dir: Path) -> Head:
@@ -152,17 +190,13 @@ def load_head(head_dir: Path) -> Head:
         )
     calib = json.loads(calib_bytes)
     tensors = load(weights)
-    state = {k[len(_NET_PREFIX) :]: v for k, v in tensors.items() if k.startswith(_NET_PREFIX)}
     try:
-        hidden, in_dim = (int(n) for n in state["0.weight"].shape)
-        net = build_mlp(HeadShape(in_dim=in_dim, hidden=hidden))
-        net.load_state_dict(state)
+        nets = tuple(_member(tensors, prefix) for prefix in _prefixes(tensors))
         mean, std = tensors["feature_mean"], tensors["feature_std"]
-    except (KeyError, RuntimeError) as exc:
+    except (KeyError, RuntimeError, ValueError) as exc:
         raise HeadFormatError(f"{head_dir}/{WEIGHTS}: not a UX-Judge MLP head ({exc})") from None
-    net.eval()
     return Head(
-        net=net,
+        members=nets,
         mean=mean.to(torch.float32),
         std=std.to(torch.float32),
         temperature=float(calib["temperature"]),

@@ -47,10 +47,10 @@ def _print(value: object) -> None:
 def train(
     data: DataFiles,
     out: Annotated[Path, typer.Option("--out", help="Head directory to write (replaced).")],
-    seed: Annotated[int, typer.Option(help="Seed for the split, init and shuffling.")] = 0,
-    val_fraction: Annotated[
-        float, typer.Option(help="Share of each class held out to calibrate.")
-    ] = 0.2,
+    seed: Annotated[int, typer.Option(help="Seed for the folds, init and shuffling.")] = 0,
+    folds: Annotated[
+        int, typer.Option(help="Cross-fitting folds = MLPs in the ensemble head.", min=2)
+    ] = 5,
     epochs: Annotated[int, typer.Option(help="Maximum training epochs.")] = 200,
     model: Annotated[
         str | None, typer.Option(help="Encoder folder or model id (default: bundled e5).")
@@ -63,9 +63,7 @@ def train(
     examples = _examples(data)
     typer.echo(f"{len(examples)} labelled dialogues from {len(data)} file(s)", err=True)
     try:
-        report = train_judge(
-            examples, out, seed=seed, val_fraction=val_fraction, epochs=epochs, model=model
-        )
+        report = train_judge(examples, out, seed=seed, folds=folds, epochs=epochs, model=model)
     except ScorerError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -73,12 +71,12 @@ def train(
         {
             "out_dir": str(report.out_dir),
             "version": report.version,
-            "n_train": report.n_train,
-            "n_val": report.n_val,
-            "best_epoch": report.best_epoch,
+            "n_examples": report.n_examples,
+            "folds": report.folds,
+            "best_epochs": report.best_epochs,
             "temperature": report.temperature,
             "threshold": report.threshold,
-            "val_metrics": report.val_metrics,
+            "oof_metrics": report.oof_metrics,
             "embed_seconds": round(report.embed_seconds, 1),
             "train_seconds": round(report.train_seconds, 1),
         }

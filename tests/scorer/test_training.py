@@ -1,4 +1,5 @@
-"""Head training: the split, input checks, and reproducibility with the real encoder."""
+"""Head training: the folds, cross-fitting, input checks, and reproducibility with the real
+encoder."""
 
 from __future__ import annotations
 
@@ -9,23 +10,63 @@ import pytest
 
 from scorer.errors import ScorerError
 from scorer.heads import CALIBRATION, META, WEIGHTS
-from scorer.training import TrainConfig, TrainingDataError, _fit, stratified_split, train_judge
+from scorer.training import (
+    TrainConfig,
+    TrainingDataError,
+    _fit,
+    _standardisation,
+    fit_head,
+    stratified_folds,
+    train_judge,
+)
 from scorer.types import Dialogue
 
 
-def test_split_is_stratified_disjoint_and_seeded() -> None:
+def test_folds_are_stratified_complete_and_seeded() -> None:
     labels = [1] * 30 + [0] * 70
-    train, val = stratified_split(labels, 0.2, seed=3)
-    assert sorted(train + val) == list(range(100))
-    assert sum(labels[i] for i in val) == 6 and len(val) == 20
-    assert stratified_split(labels, 0.2, seed=3) == (train, val)
-    assert stratified_split(labels, 0.2, seed=4) != (train, val)
+    folds = stratified_folds(labels, 5, seed=3)
+    assert sorted(set(folds)) == [0, 1, 2, 3, 4]
+    for k in range(5):
+        members = [i for i, f in enumerate(folds) if f == k]
+        assert len(members) == 20 and sum(labels[i] for i in members) == 6
+    assert stratified_folds(labels, 5, seed=3) == folds
+    assert stratified_folds(labels, 5, seed=4) != folds
 
 
-def test_split_keeps_both_classes_on_both_sides() -> None:
-    train, val = stratified_split([1, 1, 0, 0], 0.01, seed=0)
-    assert {0, 1} <= {[1, 1, 0, 0][i] for i in val}
-    assert {0, 1} <= {[1, 1, 0, 0][i] for i in train}
+def test_one_fold_is_refused() -> None:
+    with pytest.raises(TrainingDataError, match="at least 2 folds"):
+        stratified_folds([0, 1, 0, 1], 1, seed=0)
+
+
+def _separable(n: int, seed: int = 0) -> tuple[object, object]:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 3)).astype(np.float32)
+    y = (x[:, 0] + 0.3 * rng.normal(size=n) > 0).astype(np.int64)
+    return x, y
+
+
+def test_fit_head_cross_fits_one_member_per_fold_and_calibrates_out_of_fold() -> None:
+    import numpy as np
+
+    x, y = _separable(200)
+    assert isinstance(x, np.ndarray) and isinstance(y, np.ndarray)
+    fitted = fit_head(x, y.tolist(), TrainConfig(folds=4, epochs=30, patience=5))
+    assert len(fitted.members) == len(fitted.best_epochs) == 4
+    assert all(1 <= e <= 30 for e in fitted.best_epochs)
+    assert fitted.temperature > 0 and 0.0 < fitted.threshold < 1.0
+    assert fitted.oof_metrics["n_liked"] + fitted.oof_metrics["n_disliked"] == 200
+    assert fitted.oof_metrics["auroc"] > 0.9  # out of fold, yet the signal is plain
+    p = fitted.probabilities(x)
+    assert p.shape == (200,) and ((p > 0) & (p < 1)).all()
+    # the ensemble is the mean logit of its members
+    import torch
+
+    xs = (torch.from_numpy(x) - fitted.mean) / fitted.std
+    with torch.inference_mode():
+        z = torch.stack([m(xs).squeeze(-1) for m in fitted.members]).double().mean(0).numpy()
+    assert np.allclose(p, 1 / (1 + np.exp(-z / fitted.temperature)), atol=1e-6)
 
 
 @pytest.mark.parametrize(
@@ -54,7 +95,9 @@ def test_a_feature_constant_in_training_stays_inert_at_inference() -> None:
     x = np.zeros((64, 2), dtype=np.float32)
     x[:, 0] = rng.normal(size=64)
     y = (x[:, 0] > 0).astype(np.int64)
-    net, mean, std, _, _ = _fit(x[:48], y[:48], x[48:], y[48:], TrainConfig(epochs=5), False)
+    mean, std = _standardisation(x)
+    xs = (torch.from_numpy(x) - mean) / std
+    net, _, _ = _fit(xs[:48], y[:48], xs[48:], y[48:], TrainConfig(epochs=5), "", False)
     probe = torch.tensor([[0.5, 0.0], [0.5, 1.0], [-0.5, 0.0]])
     with torch.inference_mode():
         logits = net((probe - mean) / std).squeeze(-1)
@@ -67,8 +110,9 @@ def test_a_feature_constant_in_training_stays_inert_at_inference() -> None:
 def test_head_dir_contents(trained_head: Path) -> None:
     assert {p.name for p in trained_head.iterdir()} == {WEIGHTS, CALIBRATION, META}
     meta = json.loads((trained_head / META).read_text())
-    assert set(meta["val_metrics"]) >= {"good_acc", "bad_acc", "avg_acc", "auroc", "ece"}
-    assert meta["n_train"] + meta["n_val"] == 48 and meta["seed"] == 0
+    assert set(meta["oof_metrics"]) >= {"good_acc", "bad_acc", "avg_acc", "auroc", "ece"}
+    assert meta["n_examples"] == 48 and meta["seed"] == 0
+    assert meta["head"]["type"] == "mlp-ensemble" and len(meta["training"]["best_epochs"]) == 5
     assert meta["encoder"]["family"] == "e5s" and len(meta["encoder"]["fingerprint"]) == 64
     calib = json.loads((trained_head / CALIBRATION).read_text())
     assert calib["temperature"] > 0 and 0.0 <= calib["threshold"] <= 1.0
@@ -107,4 +151,4 @@ def test_training_learns_the_obvious_signal(
     report = train_judge(
         labelled_dialogues, tmp_path / "h", encoder=e5_encoder, epochs=40, progress=False
     )
-    assert report.val_metrics["auroc"] >= 0.8
+    assert report.oof_metrics["auroc"] >= 0.8

@@ -12,7 +12,15 @@ import numpy as np
 import pytest
 
 from scorer.errors import InvalidDialogueError, ModelMissingError
-from scorer.heads import DEFAULT_HEAD, HeadFormatError, HeadShape, build_mlp, load_head, save_head
+from scorer.heads import (
+    DEFAULT_HEAD,
+    HeadFormatError,
+    HeadShape,
+    build_mlp,
+    head_version,
+    load_head,
+    save_head,
+)
 from scorer.protocol import Scorer
 from scorer.runtime import Runtime
 from scorer.types import Dialogue, Turn, Verdict
@@ -176,11 +184,11 @@ def test_head_shapes_and_round_trip(tmp_path: Path) -> None:
 
     dim = feature_dim()
     assert dim == len(FEATURES)
-    net = build_mlp(HeadShape(in_dim=dim, hidden=16))
+    members = [build_mlp(HeadShape(in_dim=dim, hidden=16)).eval() for _ in range(3)]
     mean, std = torch.zeros(dim), torch.ones(dim)
     version = save_head(
         tmp_path / "h",
-        net,
+        members,
         mean,
         std,
         {"temperature": 1.5, "threshold": 0.4},
@@ -189,9 +197,38 @@ def test_head_shapes_and_round_trip(tmp_path: Path) -> None:
     head = load_head(tmp_path / "h")
     assert head.version == version and len(version) == 64
     assert (head.temperature, head.threshold) == (1.5, 0.4)
+    assert len(head.members) == 3
     x = torch.randn(5, dim)
     assert head.logits(x).shape == (5,)
-    assert torch.allclose(head.logits(x), net.eval()(x).squeeze(-1))
+    mean_logit = torch.stack([net(x).squeeze(-1) for net in members]).mean(0)
+    assert torch.allclose(head.logits(x), mean_logit, atol=1e-6)
+
+
+def test_a_head_saved_before_ensembles_still_loads(tmp_path: Path) -> None:
+    # Heads trained before cross-fitting hold one MLP under the `net.` prefix.
+    import torch
+    from safetensors.torch import save
+
+    dim = feature_dim()
+    net = build_mlp(HeadShape(in_dim=dim, hidden=8)).eval()
+    tensors = {f"net.{k}": v.contiguous() for k, v in net.state_dict().items()}
+    tensors |= {"feature_mean": torch.zeros(dim), "feature_std": torch.ones(dim)}
+    weights = save(tensors, metadata={"format": "pt"})
+    calibration = b'{"temperature": 2.0, "threshold": 0.5}'
+    (tmp_path / "h").mkdir()
+    (tmp_path / "h" / "head.safetensors").write_bytes(weights)
+    (tmp_path / "h" / "calibration.json").write_bytes(calibration)
+    meta = {"version": head_version(weights, calibration), "encoder": {"fingerprint": "0"}}
+    (tmp_path / "h" / "meta.json").write_text(json.dumps(meta))
+    head = load_head(tmp_path / "h")
+    x = torch.randn(4, dim)
+    assert len(head.members) == 1
+    assert torch.allclose(head.logits(x), net(x).squeeze(-1))
+
+
+def test_a_head_without_members_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(HeadFormatError, match="at least one member"):
+        save_head(tmp_path / "h", [], None, None, {}, {})  # type: ignore[arg-type]
 
 
 def test_an_altered_head_is_refused(tmp_path: Path) -> None:
@@ -200,7 +237,7 @@ def test_an_altered_head_is_refused(tmp_path: Path) -> None:
     dim = feature_dim()
     save_head(
         tmp_path / "h",
-        build_mlp(HeadShape(dim, 4)),
+        [build_mlp(HeadShape(dim, 4))],
         torch.zeros(dim),
         torch.ones(dim),
         {"temperature": 1.0, "threshold": 0.5},
