@@ -56,20 +56,6 @@ class TrainConfig:
     batch_size: int = 64
 
 
-@dataclass(frozen=True)
-class TrainReport:
-    out_dir: Path
-    version: str
-    n_examples: int
-    folds: int
-    best_epochs: list[int]
-    temperature: float
-    threshold: float
-    oof_metrics: dict[str, float | int]  # calibrated out-of-fold predictions, all examples
-    embed_seconds: float
-    train_seconds: float
-
-
 def stratified_folds(labels: Sequence[int], folds: int, seed: int) -> list[int]:
     """The fold (0 .. folds-1) of each example: each class dealt round-robin over the folds
     after a seeded shuffle, so every fold holds both classes in the same proportion."""
@@ -214,6 +200,16 @@ class FittedHead:
         return sigmoid(z.to(torch.float64).numpy() / self.temperature)
 
 
+@dataclass(frozen=True)
+class TrainReport:
+    out_dir: Path
+    version: str
+    n_examples: int
+    fitted: FittedHead
+    embed_seconds: float
+    train_seconds: float
+
+
 def fit_head(
     features: np.ndarray, labels: Sequence[int], cfg: TrainConfig, progress: bool = False
 ) -> FittedHead:
@@ -329,11 +325,7 @@ def train_judge(
         out_dir=out_dir,
         version=version,
         n_examples=len(examples),
-        folds=cfg.folds,
-        best_epochs=fitted.best_epochs,
-        temperature=fitted.temperature,
-        threshold=fitted.threshold,
-        oof_metrics=fitted.oof_metrics,
+        fitted=fitted,
         embed_seconds=embed_seconds,
         train_seconds=train_seconds,
     )
