@@ -31,11 +31,18 @@ DataFiles = Annotated[
 
 
 def _examples(files: list[Path]) -> list[tuple[Dialogue, int]]:
+    """Labelled dialogues from the files; bad data exits 2 with the loader's message (which
+    names the file or the record's cid and field, never its text)."""
+    from benchmark.errors import BenchmarkError
     from benchmark.uxbench import load_task1
 
     examples: list[tuple[Dialogue, int]] = []
     for path in files:
-        examples.extend((item.dialogue, int(item.label)) for item in load_task1(path))
+        try:
+            examples.extend((item.dialogue, int(item.label)) for item in load_task1(path))
+        except BenchmarkError as exc:
+            typer.echo(f"error: {path}: {exc}", err=True)
+            raise typer.Exit(2) from None
     return examples
 
 
