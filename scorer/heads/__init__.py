@@ -4,10 +4,10 @@ A head directory holds
 
     head.safetensors   the member MLPs' weights plus the feature standardisation (mean, std)
     calibration.json   {"temperature": T, "threshold": t}
+    meta.json          version, encoder fingerprint, feature spec, data sizes, metrics
 
 A head is an ensemble: `uxmon judge train` fits one MLP per cross-validation fold, and the
 head's logit is their mean. Heads written before ensembles (one `net.` MLP) still load.
-    meta.json          version, encoder fingerprint, feature spec, data sizes, metrics
 
 `ux_judge_default/` next to this file is the head uxmon ships. A head's version is a hash
 of its weights and calibration, so any retrain or recalibration changes it.
