@@ -7,9 +7,9 @@ fold, trained on the other folds and early-stopped on its own; the head is their
 it, and the temperature and the balanced-accuracy threshold are fitted on all of those.
 Compared with one MLP calibrated on a single 20 % split, this lowered the calibration
 error on unseen topics (topic-grouped CV on the seed corpus, `bench/judge_calibration.py`:
-pooled ECE 0.061 → 0.049)
-and every example trains. The out-of-fold metrics are still slightly optimistic (they
-picked the epochs and the calibration); measure a held-out set with `uxmon judge eval`.
+pooled ECE 0.061 → 0.049), and every example trains. The out-of-fold metrics are still
+slightly optimistic (they picked the epochs and the calibration); measure a held-out set
+with `uxmon judge eval`.
 Same data + seed + machine ⇒ the same head bytes.
 """
 
