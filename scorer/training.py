@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from scorer.calibration import balanced_threshold, fit_temperature, judge_metrics, sigmoid
 from scorer.encoder import E5Encoder
 from scorer.errors import ScorerError
-from scorer.heads import HeadShape, build_mlp, save_head
+from scorer.heads import HeadShape, build_mlp, mean_logit, save_head
 from scorer.runtime import Runtime, one_thread
 from scorer.types import Dialogue
 from scorer.ux_judge import FEATURE_SPEC, featurize
@@ -197,7 +197,7 @@ class FittedHead:
 
         x = (torch.from_numpy(features) - self.mean) / self.std
         with torch.inference_mode():
-            z = torch.stack([net(x).squeeze(-1) for net in self.members]).mean(0)
+            z = mean_logit(self.members, x)
         return sigmoid(z.to(torch.float64).numpy() / self.temperature)
 
 

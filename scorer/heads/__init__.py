@@ -60,6 +60,13 @@ def build_mlp(shape: HeadShape) -> torch.nn.Sequential:
     )
 
 
+def mean_logit(members: Sequence[torch.nn.Sequential], x: torch.Tensor) -> torch.Tensor:
+    """The ensemble's logit for standardised feature rows: the mean of its members'."""
+    import torch
+
+    return torch.stack([net(x).squeeze(-1) for net in members]).mean(0)
+
+
 def _member_prefix(i: int) -> str:
     return f"member{i}."
 
@@ -78,10 +85,7 @@ class Head:
 
     def logits(self, features: torch.Tensor) -> torch.Tensor:
         """Raw (uncalibrated) logits, one per feature row: the mean of the members'."""
-        import torch
-
-        x = (features - self.mean) / self.std
-        return torch.stack([net(x).squeeze(-1) for net in self.members]).mean(0)
+        return mean_logit(self.members, (features - self.mean) / self.std)
 
 
 def _canonical_json(value: Any) -> bytes:
