@@ -28,7 +28,7 @@ from scorer.registry import create
 from stream.broker import EmbeddedBroker
 from stream.commands.demo import sample_traffic
 from stream.commands.replay import read_events
-from stream.conversation import ConversationState, Position, Tracking
+from stream.conversation import Bounds, ConversationState, Position, Tracking
 from stream.events import Limits
 from stream.local import LocalWorker
 from stream.reactions import Patterns
@@ -60,8 +60,7 @@ def dialogues_of(pairs: list[Pair]) -> list[Any]:
         lambda c: states.get(c, ConversationState()),
         limits=Limits(),
         now=datetime.now(UTC),
-        history_turns=8,
-        seen_ids=256,
+        bounds=Bounds(8, 256),
         tracking=Tracking(Patterns.load()),
     )
     return [item.dialogue for item in plan.to_score]

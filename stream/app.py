@@ -120,12 +120,14 @@ class Service:
         self._processed: dict[TP, int] = {}  # last offset handled per turns partition
         self._assigned_at = time.monotonic()
         self.limits = Limits(
+            max_event_bytes=settings.max_event_bytes,
             max_text_chars=settings.max_text_chars,
             max_id_chars=settings.max_id_chars,
             max_metadata_items=settings.max_metadata_items,
             max_metadata_chars=settings.max_metadata_chars,
             clock_skew_s=settings.clock_skew_s,
         )
+        self.bounds = settings.bounds()
         self._scenario = BoundedLabel(len(settings.scenarios), settings.scenarios, "Other")
         self._assistant = BoundedLabel(settings.label_values_max)
         # One thread: scorers run one batch at a time and use torch's own thread pool.
@@ -148,6 +150,7 @@ class Service:
             "broker_heartbeat_interval": s.heartbeat_interval_s,
             "broker_commit_interval": s.commit_interval_s,
             "consumer_auto_offset_reset": "earliest",
+            "producer_max_request_size": s.max_record_bytes,
             "key_serializer": "raw",
             "value_serializer": "raw",
         }
@@ -240,15 +243,13 @@ class Service:
             return await self._handle(records)
 
     async def _handle(self, records: Sequence[Record]) -> BatchPlan:
-        s = self.settings
         now = utcnow()
         plan = plan_batch(
             records,
             self._load_state,
             limits=self.limits,
             now=now,
-            history_turns=s.history_turns,
-            seen_ids=s.seen_ids,
+            bounds=self.bounds,
             tracking=self.tracking,
         )
         scoring = Scoring([])
@@ -295,7 +296,7 @@ class Service:
             pending.append(await self.scores.send(key=key, value=record, force=True))
         pending += await self._send_signals(signals)
         for letter in dead:
-            value = dead_letter_record(letter, now)
+            value = dead_letter_record(letter, now, max_value_bytes=s.dlq_max_value_bytes)
             pending.append(await self.dead.send(key=letter.record.key, value=value, force=True))
         await asyncio.gather(*pending)  # outputs are on the broker before state moves on
         for conversation_id, state in plan.states.items():
@@ -325,6 +326,7 @@ class Service:
         m = self.metrics
         m.consumed.inc(plan.consumed)
         m.redelivered.inc(plan.redelivered)
+        m.unknown_fields.inc(plan.unknown_fields)
         for letter in dead:
             m.rejected.labels(str(letter.reason)).inc()
         for event in plan.events:

@@ -8,6 +8,7 @@ why the changelog topic needs the same access control as the turns topic.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -99,6 +100,21 @@ Signal = ReactionSeen | Opened | Closed | Pending
 
 
 @dataclass(frozen=True, slots=True)
+class Bounds:
+    """What a conversation's state may hold, so its changelog record always fits a producer.
+
+    The newest `history_turns` turns, each cut to `context_chars` (the scorers read far
+    less), and as many of them as fit in `history_bytes` of JSON with every non-ASCII
+    character escaped (the worst case of a JSON serializer: 6 bytes for one CJK char).
+    """
+
+    history_turns: int = 8
+    seen_ids: int = 256
+    context_chars: int = 4_000
+    history_bytes: int = 256 * 1024
+
+
+@dataclass(frozen=True, slots=True)
 class Tracking:
     """How reactions and episodes are followed (from Settings)."""
 
@@ -171,8 +187,7 @@ def apply_event(
     position: Position,
     *,
     now_s: float,
-    history_turns: int,
-    seen_ids: int,
+    bounds: Bounds,
     tracking: Tracking,
 ) -> Applied:
     """Fold one valid event into the state; raise Rejected for duplicates and disorder."""
@@ -183,7 +198,7 @@ def apply_event(
         raise Rejected(Reason.OUT_OF_ORDER, f"turn is {lag:.3f}s older than the previous turn")
     moved = replace(
         state,
-        seen=(*state.seen, _seen_token(event))[-seen_ids:],
+        seen=(*state.seen, _seen_token(event))[-bounds.seen_ids :],
         partition=position.partition,
         offset=position.offset,
         touched_at=now_s,
@@ -191,12 +206,12 @@ def apply_event(
     if isinstance(event, FeedbackEvent):
         return _feedback(moved, event)
     if event.role == "user":
-        return _user_turn(moved, event, tracking, history_turns)
-    return _assistant_turn(moved, event, tracking, history_turns)
+        return _user_turn(moved, event, tracking, bounds)
+    return _assistant_turn(moved, event, tracking, bounds)
 
 
 def _assistant_turn(
-    state: ConversationState, event: TurnEvent, tracking: Tracking, history_turns: int
+    state: ConversationState, event: TurnEvent, tracking: Tracking, bounds: Bounds
 ) -> Applied:
     signals: list[Signal] = []
     episode = state.episode
@@ -212,7 +227,7 @@ def _assistant_turn(
     return Applied(
         replace(
             state,
-            turns=_append(state.turns, event, history_turns),
+            turns=_append(state.turns, event, bounds),
             last_ts=event.ts,
             scored=state.scored + 1,
             awaiting=awaiting,
@@ -224,10 +239,10 @@ def _assistant_turn(
 
 
 def _user_turn(
-    state: ConversationState, event: TurnEvent, tracking: Tracking, history_turns: int
+    state: ConversationState, event: TurnEvent, tracking: Tracking, bounds: Bounds
 ) -> Applied:
     moved = replace(
-        state, turns=_append(state.turns, event, history_turns), last_ts=event.ts, awaiting=None
+        state, turns=_append(state.turns, event, bounds), last_ts=event.ts, awaiting=None
     )
     awaiting = state.awaiting
     reply = _text_of(state.turns, awaiting.turn_id) if awaiting else None
@@ -326,9 +341,37 @@ def expire(
 
 
 def _append(
-    turns: tuple[HistoryTurn, ...], event: TurnEvent, history_turns: int
+    turns: tuple[HistoryTurn, ...], event: TurnEvent, bounds: Bounds
 ) -> tuple[HistoryTurn, ...]:
-    return (*turns, HistoryTurn(event.turn_id, event.role, event.text))[-history_turns:]
+    """The newest turns within the bounds; the event's own turn always stays (cut to fit)."""
+    newest = HistoryTurn(event.turn_id, event.role, event.text[: bounds.context_chars])
+    kept = [newest]
+    used = escaped_bytes(newest.text)
+    for turn in reversed(turns[-(bounds.history_turns - 1) :] if bounds.history_turns > 1 else ()):
+        used += escaped_bytes(turn.text)
+        if used > bounds.history_bytes:
+            break
+        kept.append(turn)
+    return tuple(reversed(kept))
+
+
+def state_bytes_bound(bounds: Bounds, max_id_chars: int) -> int:
+    """The most bytes a state's JSON can take, given the bounds and the id limit.
+
+    Turn texts take at most `history_bytes`; ids are escaped at 6 bytes a char: one per
+    kept turn, `seen_ids` recent ones (feedback ids carry a `#kind` suffix), and at most
+    eight in the awaiting turn, the episode and `closed_on`. 4 KiB covers the rest
+    (timestamps, counters, field names, the scorers' verdicts).
+    """
+    one_id = 6 * max_id_chars + 2
+    per_turn = one_id + 32  # id, role, brackets
+    seen = bounds.seen_ids * (6 * (max_id_chars + len("#thumbs_down")) + 4)
+    return bounds.history_bytes + bounds.history_turns * per_turn + seen + 8 * one_id + 4096
+
+
+def escaped_bytes(text: str) -> int:
+    """Bytes of `text` as a JSON string with every non-ASCII character escaped."""
+    return len(json.dumps(text))
 
 
 def _text_of(turns: tuple[HistoryTurn, ...], turn_id: str) -> str | None:

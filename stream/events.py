@@ -2,11 +2,19 @@
 
 See docs/events.md. Every rejection carries a `Reason` from a closed set (it becomes a
 metric label and the DLQ record's reason) and a detail that never quotes user text.
+
+Whatever the bytes, parsing ends in an event or a `Rejected`: the size is checked before
+decoding, and the JSON reader is strict and bounded (no duplicate keys, no NaN or
+Infinity, no number longer than `Limits.max_number_chars`, no nesting deeper than
+`Limits.max_depth`, no lone surrogate). Unknown fields are ignored and counted, so a
+producer can add fields before uxmon knows them.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -20,8 +28,14 @@ SCHEMA_VERSION = 1
 class Reason(StrEnum):
     """Why an event went to the dead-letter topic."""
 
+    TOO_LARGE = "too_large"  # more bytes than max_event_bytes, not even decoded
     UNDECODABLE = "undecodable"  # bytes are not UTF-8
     INVALID_JSON = "invalid_json"
+    DUPLICATE_KEY = "duplicate_key"  # an object names a key twice
+    NON_FINITE_NUMBER = "non_finite_number"  # NaN, Infinity, or a float that overflows
+    NUMBER_TOO_LONG = "number_too_long"
+    TOO_DEEP = "too_deep"  # nesting deeper than max_depth
+    LONE_SURROGATE = "lone_surrogate"  # a \ud800-\udfff escape with no partner
     NOT_AN_OBJECT = "not_an_object"
     UNKNOWN_SCHEMA_VERSION = "unknown_schema_version"
     UNKNOWN_TYPE = "unknown_type"
@@ -32,6 +46,7 @@ class Reason(StrEnum):
     OUT_OF_ORDER = "out_of_order"
     KEY_MISMATCH = "key_mismatch"  # not keyed by conversation_id
     SCORING_FAILED = "scoring_failed"  # valid, but a scorer raised on it alone
+    INTERNAL_ERROR = "internal_error"  # anything unexpected while applying this one record
 
 
 class Rejected(Exception):
@@ -43,6 +58,9 @@ class Rejected(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Limits:
+    max_event_bytes: int = 1 << 20
+    max_depth: int = 64
+    max_number_chars: int = 100
     max_text_chars: int = 32_000
     max_id_chars: int = 128
     max_metadata_items: int = 16
@@ -54,7 +72,7 @@ Id = Annotated[str, StringConstraints(min_length=1, strip_whitespace=False)]
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
 
     schema_version: Literal[1]
     conversation_id: Id
@@ -85,20 +103,25 @@ _MODELS: dict[str, type[TurnEvent] | type[FeedbackEvent]] = {
 }
 
 
-def parse_event(raw: bytes | None, limits: Limits, now: datetime) -> Event:
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    event: Event
+    unknown_fields: int  # top-level fields schema v1 does not know (ignored)
+
+
+def parse_event(raw: bytes | None, limits: Limits, now: datetime) -> Parsed:
     """Decode and validate one record value; raise Rejected with a closed-set reason."""
     if raw is None:
         raise Rejected(Reason.INVALID_JSON, "record has no value")
+    if len(raw) > limits.max_event_bytes:
+        raise Rejected(
+            Reason.TOO_LARGE, f"record has {len(raw)} bytes, limit {limits.max_event_bytes}"
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise Rejected(Reason.UNDECODABLE, f"not UTF-8 at byte {exc.start}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise Rejected(
-            Reason.INVALID_JSON, f"{exc.msg} at line {exc.lineno} col {exc.colno}"
-        ) from None
+    data = read_json(text, limits)
     if not isinstance(data, dict):
         raise Rejected(Reason.NOT_AN_OBJECT, f"expected a JSON object, got {type(data).__name__}")
     version = data.get("schema_version")
@@ -121,7 +144,76 @@ def parse_event(raw: bytes | None, limits: Limits, now: datetime) -> Event:
             f"ts is {(event.ts - now).total_seconds():.0f}s in the future "
             f"(allowed skew {limits.clock_skew_s:.0f}s)",
         )
-    return event
+    return Parsed(event, len(data.keys() - model.model_fields.keys()))
+
+
+def read_json(text: str, limits: Limits) -> Any:
+    """`json.loads`, strict and bounded: every way it can fail is a `Rejected`."""
+    max_chars = limits.max_number_chars
+
+    def number(kind: type[int] | type[float]) -> Any:
+        def convert(literal: str) -> int | float:
+            if len(literal) > max_chars:
+                raise Rejected(
+                    Reason.NUMBER_TOO_LONG, f"a number has {len(literal)} chars, limit {max_chars}"
+                )
+            value = kind(literal)
+            if not math.isfinite(value):
+                raise Rejected(Reason.NON_FINITE_NUMBER, "a number overflows to infinity")
+            return value
+
+        return convert
+
+    try:
+        data = json.loads(
+            text,
+            object_pairs_hook=_unique_keys,
+            parse_constant=_no_constant,
+            parse_int=number(int),
+            parse_float=number(float),
+        )
+    except json.JSONDecodeError as exc:
+        raise Rejected(
+            Reason.INVALID_JSON, f"{exc.msg} at line {exc.lineno} col {exc.colno}"
+        ) from None
+    except RecursionError:  # deeper than the interpreter's stack allows: surely too deep
+        raise Rejected(Reason.TOO_DEEP, f"nesting deeper than {limits.max_depth}") from None
+    _check_tree(data, limits.max_depth)
+    return data
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise Rejected(Reason.DUPLICATE_KEY, "an object names a key more than once")
+    return obj
+
+
+def _no_constant(name: str) -> Any:
+    raise Rejected(Reason.NON_FINITE_NUMBER, f"{name} is not a JSON number")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _check_tree(data: Any, max_depth: int) -> None:
+    """Nesting depth and lone surrogates, iteratively (no recursion to exhaust)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, str):
+            if _SURROGATE.search(node):
+                raise Rejected(Reason.LONE_SURROGATE, "a string holds an unpaired surrogate")
+            continue
+        if not isinstance(node, dict | list):
+            continue
+        if depth > max_depth:
+            raise Rejected(Reason.TOO_DEEP, f"nesting deeper than {max_depth}")
+        if isinstance(node, dict):
+            stack.extend((key, depth) for key in node)
+            stack.extend((value, depth + 1) for value in node.values())
+        else:
+            stack.extend((value, depth + 1) for value in node)
 
 
 def _with_parsed_ts(data: dict[str, Any]) -> dict[str, Any]:

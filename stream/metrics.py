@@ -13,6 +13,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
 EVENTS_CONSUMED = "uxmon_events_consumed_total"
 EVENTS_REJECTED = "uxmon_events_rejected_total"
 EVENTS_REDELIVERED = "uxmon_events_redelivered_total"
+UNKNOWN_FIELDS = "uxmon_event_unknown_fields_total"
 FEEDBACK = "uxmon_feedback_total"
 TURNS_SCORED = "uxmon_turns_scored_total"
 SCORE = "uxmon_score"
@@ -98,6 +99,11 @@ class Metrics:
         self.redelivered = Counter(
             EVENTS_REDELIVERED,
             "Records skipped because they were already applied (replay after restart).",
+            registry=r,
+        )
+        self.unknown_fields = Counter(
+            UNKNOWN_FIELDS,
+            "Fields of valid events that schema v1 does not know, ignored (forward compatible).",
             registry=r,
         )
         self.feedback = Counter(

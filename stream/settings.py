@@ -9,10 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from benchmark.taxonomy import SCENARIOS
+from stream.conversation import Bounds, state_bytes_bound
+from stream.step import dead_letter_bytes
 
 
 def _split_csv(value: Any) -> Any:
@@ -67,6 +69,15 @@ class Settings(BaseSettings):
     batch_within_s: float = Field(0.5, gt=0, description="Longest wait to fill a micro-batch.")
     history_turns: int = Field(8, ge=1, description="Turns of history kept per conversation.")
     seen_ids: int = Field(256, ge=1, description="Recent turn ids kept per conversation for dedup.")
+    context_chars: int = Field(
+        4_000, ge=1, description="Each turn kept in state as context is cut to this many chars."
+    )
+    history_bytes: int = Field(
+        256 * 1024,
+        ge=1024,
+        description="Most bytes of turn text a conversation's state holds (JSON, non-ASCII "
+        "escaped); the oldest turns go first.",
+    )
     conversation_ttl_s: float = Field(
         3600.0, gt=0, description="Idle conversations are evicted from state after this long."
     )
@@ -131,7 +142,22 @@ class Settings(BaseSettings):
         0.02, ge=0, le=1, description="Share of other turns sampled for the GRM."
     )
 
-    # --- Limits on events ----------------------------------------------------------------
+    # --- Limits on events and records ----------------------------------------------------
+    max_event_bytes: int = Field(
+        1 << 20, ge=256, description="Longest accepted record value in bytes (checked first)."
+    )
+    max_record_bytes: int = Field(
+        1_000_000,
+        ge=64 * 1024,
+        description="Largest record uxmon produces (faust producer_max_request_size; the "
+        "broker's message.max.bytes must allow it). State and dead letters fit by construction.",
+    )
+    dlq_max_value_bytes: int = Field(
+        256 * 1024,
+        ge=0,
+        description="Bytes of a rejected record kept in its dead letter; a longer one keeps "
+        "its first bytes, its size and its sha256.",
+    )
     max_text_chars: int = Field(32_000, ge=1, description="Longest accepted turn text.")
     max_id_chars: int = Field(128, ge=1, description="Longest accepted id.")
     max_metadata_items: int = Field(16, ge=0, description="Most metadata entries per event.")
@@ -305,6 +331,32 @@ class Settings(BaseSettings):
                 f"expected some of the live scorers ({', '.join(live)}); got {', '.join(unknown)}"
             )
         return value
+
+    @model_validator(mode="after")
+    def _records_fit(self) -> Settings:
+        limit = self.max_record_bytes
+        bounds = self.bounds()
+        if 6 * self.context_chars + 2 > self.history_bytes:
+            raise ValueError(
+                f"history_bytes {self.history_bytes} cannot hold one turn of context_chars "
+                f"{self.context_chars} (up to {6 * self.context_chars + 2} bytes escaped)"
+            )
+        state = state_bytes_bound(bounds, self.max_id_chars)
+        if state > limit:
+            raise ValueError(
+                f"a conversation state can take {state} bytes, over max_record_bytes {limit}: "
+                "lower history_bytes, seen_ids or max_id_chars"
+            )
+        letter = dead_letter_bytes(self.dlq_max_value_bytes, len(self.turns_topic))
+        if letter > limit:
+            raise ValueError(
+                f"a dead letter can take {letter} bytes, over max_record_bytes {limit}: "
+                "lower dlq_max_value_bytes"
+            )
+        return self
+
+    def bounds(self) -> Bounds:
+        return Bounds(self.history_turns, self.seen_ids, self.context_chars, self.history_bytes)
 
     def broker_urls(self) -> list[str]:
         return [f"kafka://{server.strip()}" for server in self.broker.split(",")]

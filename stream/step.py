@@ -7,6 +7,7 @@ everything here is testable without Kafka.
 from __future__ import annotations
 
 import base64
+import hashlib
 import logging
 import math
 import time
@@ -19,6 +20,7 @@ from scorer.protocol import Scorer
 from scorer.types import Dialogue, Score
 from stream.cascade import Budget, Candidate, Chosen, Skipped
 from stream.conversation import (
+    Bounds,
     ConversationState,
     Opened,
     Position,
@@ -70,6 +72,7 @@ class BatchPlan:
     signals: list[tuple[str, Signal]] = field(default_factory=list)  # (conversation_id, ...)
     redelivered: int = 0
     consumed: int = 0
+    unknown_fields: int = 0  # ignored fields on the batch's valid events
 
 
 def plan_batch(
@@ -78,8 +81,7 @@ def plan_batch(
     *,
     limits: Limits,
     now: datetime,
-    history_turns: int,
-    seen_ids: int,
+    bounds: Bounds,
     tracking: Tracking,
 ) -> BatchPlan:
     """Validate and fold a batch in order; the last state of each conversation wins."""
@@ -87,7 +89,8 @@ def plan_batch(
     now_s = now.timestamp()
     for record in records:
         try:
-            event = parse_event(record.value, limits, now)
+            parsed = parse_event(record.value, limits, now)
+            event = parsed.event
             _check_key(record, event)
             state = plan.states.get(event.conversation_id) or load_state(event.conversation_id)
             if state.is_redelivery(record.position):
@@ -98,13 +101,24 @@ def plan_batch(
                 event,
                 record.position,
                 now_s=now_s,
-                history_turns=history_turns,
-                seen_ids=seen_ids,
+                bounds=bounds,
                 tracking=tracking,
             )
         except Rejected as rejected:
             plan.dead.append(DeadLetter(record, rejected.reason, rejected.detail))
             continue
+        except Exception as exc:  # a bug or an input nobody foresaw: this record alone pays
+            log.warning(
+                "record at %s/%d/%d failed unexpectedly (%s); dead-lettered",
+                record.position.topic,
+                record.position.partition,
+                record.position.offset,
+                type(exc).__name__,
+                exc_info=log.isEnabledFor(logging.DEBUG),
+            )
+            plan.dead.append(DeadLetter(record, Reason.INTERNAL_ERROR, type(exc).__name__))
+            continue
+        plan.unknown_fields += parsed.unknown_fields
         plan.states[event.conversation_id] = applied.state
         plan.events.append(event)
         plan.signals.extend((event.conversation_id, signal) for signal in applied.signals)
@@ -196,8 +210,15 @@ def scored_record(
     return record
 
 
-def dead_letter_record(dead: DeadLetter, at: datetime) -> dict[str, Any]:
-    """The record published to the dead-letter topic: reason, source and original bytes."""
+DLQ_KEY_BYTES = 1024  # Kafka keys are ids; a longer one is kept as a prefix and a hash
+
+
+def dead_letter_record(dead: DeadLetter, at: datetime, *, max_value_bytes: int) -> dict[str, Any]:
+    """The record published to the dead-letter topic: reason, source and original bytes.
+
+    The bytes are base64 within a budget: a longer value (or key) keeps its first bytes,
+    its size and its sha256, so the record always fits the producer however big the input.
+    """
     position = dead.record.position
     return {
         "reason": str(dead.reason),
@@ -205,10 +226,27 @@ def dead_letter_record(dead: DeadLetter, at: datetime) -> dict[str, Any]:
         "topic": position.topic,
         "partition": position.partition,
         "offset": position.offset,
-        "key_b64": base64.b64encode(dead.record.key).decode() if dead.record.key else None,
-        "value_b64": base64.b64encode(dead.record.value or b"").decode(),
+        **_payload("key", dead.record.key, DLQ_KEY_BYTES),
+        **_payload("value", dead.record.value or b"", max_value_bytes),
         "at": at.isoformat(),
     }
+
+
+def _payload(name: str, data: bytes | None, budget: int) -> dict[str, Any]:
+    if data is None:
+        return {f"{name}_b64": None}
+    fields: dict[str, Any] = {f"{name}_b64": base64.b64encode(data[:budget]).decode()}
+    if len(data) > budget:
+        fields[f"{name}_truncated"] = True
+        fields[f"{name}_bytes"] = len(data)
+        fields[f"{name}_sha256"] = hashlib.sha256(data).hexdigest()
+    return fields
+
+
+def dead_letter_bytes(max_value_bytes: int, topic_chars: int) -> int:
+    """The most bytes a dead-letter record can take as JSON (see `dead_letter_record`)."""
+    b64 = 4 * ((DLQ_KEY_BYTES + 2) // 3) + 4 * ((max_value_bytes + 2) // 3)
+    return b64 + 6 * topic_chars + 1024  # the other fields, a detail of a few hundred chars
 
 
 @dataclass(slots=True)

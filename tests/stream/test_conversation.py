@@ -1,10 +1,18 @@
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from stream.conversation import ConversationState, Position, Tracking, apply_event
+from stream.conversation import (
+    Bounds,
+    ConversationState,
+    Position,
+    Tracking,
+    apply_event,
+    state_bytes_bound,
+)
 from stream.events import FeedbackEvent, Reason, Rejected, TurnEvent
 from stream.reactions import Patterns
 
@@ -24,7 +32,9 @@ def turn(tid: str, role: str, text: str, seconds: float = 0) -> TurnEvent:
     )
 
 
-def fold(events: list, history: int = 8) -> tuple[ConversationState, list]:
+def fold(
+    events: list, history: int = 8, bounds: Bounds | None = None
+) -> tuple[ConversationState, list]:
     state, dialogues = ConversationState(), []
     for offset, event in enumerate(events):
         applied = apply_event(
@@ -32,8 +42,7 @@ def fold(events: list, history: int = 8) -> tuple[ConversationState, list]:
             event,
             Position("t", 0, offset),
             now_s=0,
-            history_turns=history,
-            seen_ids=4,
+            bounds=bounds or Bounds(history, 4),
             tracking=TRACKING,
         )
         state = applied.state
@@ -65,6 +74,28 @@ def test_history_and_seen_ids_stay_bounded() -> None:
     assert state.scored == 25
 
 
+def test_state_stays_within_its_byte_bound_whatever_the_turns_hold() -> None:
+    bounds = Bounds()  # the defaults the service runs with
+    huge = "长" * 32_000  # the longest text an event may carry; 6 bytes a char escaped
+    ids = [f"{i:03d}" + "x" * 125 for i in range(300)]  # max_id_chars ids
+    events = [
+        turn(tid, "user" if i % 2 == 0 else "assistant", huge, i) for i, tid in enumerate(ids)
+    ]
+    state, dialogues = fold(events, bounds=bounds)
+    size = len(json.dumps(state.to_json(), ensure_ascii=True).encode())
+    assert size <= state_bytes_bound(bounds, 128) < 1_000_000
+    assert dialogues[-1].reply == huge  # the scorers still see the whole reply
+    assert all(len(t.text) == bounds.context_chars for t in state.turns)
+    assert [t.turn_id for t in state.turns] == ids[-len(state.turns) :]  # the newest kept
+
+
+def test_the_oldest_turns_go_first_when_the_bytes_run_out() -> None:
+    bounds = Bounds(8, 4, context_chars=100, history_bytes=2_000)
+    events = [turn(f"t{i}", "user" if i % 2 == 0 else "assistant", "字" * 100, i) for i in range(8)]
+    state, _ = fold(events, bounds=bounds)
+    assert [t.turn_id for t in state.turns] == ["t5", "t6", "t7"]  # 3 x 602 bytes fit
+
+
 def test_duplicates_and_disorder_are_rejected() -> None:
     state, _ = fold([turn("u1", "user", "a", 10)])
     with pytest.raises(Rejected) as dup:
@@ -73,8 +104,7 @@ def test_duplicates_and_disorder_are_rejected() -> None:
             turn("u1", "user", "a", 10),
             Position("t", 0, 5),
             now_s=0,
-            history_turns=8,
-            seen_ids=8,
+            bounds=Bounds(8, 8),
             tracking=TRACKING,
         )
     assert dup.value.reason == Reason.DUPLICATE
@@ -84,8 +114,7 @@ def test_duplicates_and_disorder_are_rejected() -> None:
             turn("u0", "user", "a", 9),
             Position("t", 0, 5),
             now_s=0,
-            history_turns=8,
-            seen_ids=8,
+            bounds=Bounds(8, 8),
             tracking=TRACKING,
         )
     assert late.value.reason == Reason.OUT_OF_ORDER
@@ -102,7 +131,7 @@ def test_feedback_uses_its_own_id_space() -> None:
         ts=T0,
     )
     applied = apply_event(
-        state, fb, Position("t", 0, 9), now_s=0, history_turns=8, seen_ids=8, tracking=TRACKING
+        state, fb, Position("t", 0, 9), now_s=0, bounds=Bounds(8, 8), tracking=TRACKING
     )
     assert applied.dialogue is None
     with pytest.raises(Rejected):
@@ -111,8 +140,7 @@ def test_feedback_uses_its_own_id_space() -> None:
             fb,
             Position("t", 0, 10),
             now_s=0,
-            history_turns=8,
-            seen_ids=8,
+            bounds=Bounds(8, 8),
             tracking=TRACKING,
         )
 

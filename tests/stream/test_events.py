@@ -28,6 +28,13 @@ def raw(data: object) -> bytes:
     return json.dumps(data, ensure_ascii=False).encode()
 
 
+def nested(levels: int) -> list:
+    value: list = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
 def reason_of(value: bytes | None) -> Reason:
     with pytest.raises(Rejected) as caught:
         parse_event(value, LIMITS, NOW)
@@ -35,7 +42,7 @@ def reason_of(value: bytes | None) -> Reason:
 
 
 def test_a_valid_turn_and_feedback_parse() -> None:
-    event = parse_event(raw(turn(metadata={"app": "ios"}, locale="zh-CN")), LIMITS, NOW)
+    event = parse_event(raw(turn(metadata={"app": "ios"}, locale="zh-CN")), LIMITS, NOW).event
     assert (
         isinstance(event, TurnEvent) and event.role == "user" and event.metadata == {"app": "ios"}
     )
@@ -53,7 +60,7 @@ def test_a_valid_turn_and_feedback_parse() -> None:
         ),
         LIMITS,
         NOW,
-    )
+    ).event
     assert isinstance(fb, FeedbackEvent) and fb.kind == "thumbs_down"
 
 
@@ -73,17 +80,52 @@ def test_a_valid_turn_and_feedback_parse() -> None:
         (raw(turn(ts="yesterday")), Reason.SCHEMA_VIOLATION),
         (raw(turn(text=None)), Reason.SCHEMA_VIOLATION),
         (raw(turn(conversation_id="")), Reason.SCHEMA_VIOLATION),
-        (raw(turn(extra_field=1)), Reason.SCHEMA_VIOLATION),
         (raw(turn(metadata={"k": 1})), Reason.SCHEMA_VIOLATION),
         (raw(turn(text="字" * 51)), Reason.OVER_LIMIT),
         (raw(turn(turn_id="x" * 17)), Reason.OVER_LIMIT),
         (raw(turn(metadata={"a": "1", "b": "2", "c": "3"})), Reason.OVER_LIMIT),
         (raw(turn(metadata={"a": "123456789"})), Reason.OVER_LIMIT),
         (raw(turn(ts=(NOW + timedelta(minutes=6)).isoformat())), Reason.FUTURE_TIMESTAMP),
+        (b" " * (LIMITS.max_event_bytes + 1), Reason.TOO_LARGE),
+        (b'{"schema_version": 1, "type": "turn", "type": "feedback"}', Reason.DUPLICATE_KEY),
+        (b'{"schema_version": NaN}', Reason.NON_FINITE_NUMBER),
+        (b'{"schema_version": -Infinity}', Reason.NON_FINITE_NUMBER),
+        (b'{"schema_version": 1e999}', Reason.NON_FINITE_NUMBER),
+        (b'{"schema_version": ' + b"1" * 5000 + b"}", Reason.NUMBER_TOO_LONG),
+        (b'{"schema_version": 0.' + b"1" * 5000 + b"}", Reason.NUMBER_TOO_LONG),
+        (b"[" * 10_000 + b"]" * 10_000, Reason.TOO_DEEP),  # past the interpreter's stack
+        (b'{"a":' * 100_000 + b"1" + b"}" * 100_000, Reason.TOO_DEEP),
+        (b"[" * 65 + b"]" * 65, Reason.TOO_DEEP),  # within the stack, past max_depth
+        (raw(turn(metadata={"k": nested(63)})), Reason.TOO_DEEP),  # 2 + 63 levels
+        (json.dumps(turn(text="\ud800 alone")).encode(), Reason.LONE_SURROGATE),  # escaped
+        (b'{"schema_version": 1, "type": "turn", "text": "\\udc00"}', Reason.LONE_SURROGATE),
+        (b'{"\\ud800": 1}', Reason.LONE_SURROGATE),
     ],
 )
 def test_each_bad_input_has_its_reason(value: bytes | None, reason: Reason) -> None:
     assert reason_of(value) == reason
+
+
+def test_nesting_up_to_the_limit_parses() -> None:
+    deep = {"k": "v"}
+    for _ in range(LIMITS.max_depth - 2):  # the event and metadata are two levels
+        deep = {"k": deep}
+    assert reason_of(raw(turn(metadata=deep))) == Reason.SCHEMA_VIOLATION  # depth is fine
+
+
+def test_a_surrogate_pair_is_one_character_and_fine() -> None:
+    value = (
+        b'{"schema_version": 1, "type": "turn", "conversation_id": "c1", "turn_id": "t1",'
+        b' "role": "user", "text": "\\ud83d\\ude00", "ts": "2026-11-29T11:59:00Z"}'
+    )
+    assert parse_event(value, LIMITS, NOW).event.text == "\U0001f600"  # type: ignore[union-attr]
+
+
+def test_unknown_fields_are_ignored_and_counted() -> None:
+    parsed = parse_event(raw(turn(trace_id="abc", tenant={"id": 3})), LIMITS, NOW)
+    assert isinstance(parsed.event, TurnEvent) and parsed.event.text == "怎么退款？"
+    assert parsed.unknown_fields == 2
+    assert parse_event(raw(turn()), LIMITS, NOW).unknown_fields == 0
 
 
 def test_small_clock_skew_is_allowed() -> None:

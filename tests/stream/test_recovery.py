@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from scorer.types import Score, Verdict
 from stream.conversation import (
+    Bounds,
     ConversationState,
     Opened,
     Position,
@@ -40,8 +41,7 @@ class Chat:
             event,
             Position("t", 0, self.offset),
             now_s=0,
-            history_turns=8,
-            seen_ids=64,
+            bounds=Bounds(8, 64),
             tracking=TRACKING,
         )
         self.offset += 1

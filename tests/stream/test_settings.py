@@ -51,3 +51,21 @@ def test_the_grm_runs_either_on_every_turn_or_in_the_cascade() -> None:
         Settings(scorers=["ux_judge", "grm"])
     assert Settings(scorers=["ux_judge", "grm"], grm="").grm is None
     assert Settings(grm="  ").grm is None
+
+
+@pytest.mark.parametrize(
+    ("changes", "named"),
+    [
+        ({"dlq_max_value_bytes": 900_000}, "dlq_max_value_bytes"),
+        ({"history_bytes": 2_000_000}, "history_bytes"),
+        ({"seen_ids": 5_000}, "seen_ids"),
+        ({"context_chars": 50_000}, "context_chars"),
+    ],
+)
+def test_outputs_that_could_outgrow_a_record_fail_at_start(changes: dict, named: str) -> None:
+    with pytest.raises(ValidationError, match=named):
+        Settings(**changes)
+
+
+def test_the_defaults_fit_a_one_megabyte_record() -> None:
+    Settings()

@@ -1,15 +1,17 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 from datetime import UTC, datetime, timedelta
 
 from scorer.types import Dialogue, Score, Verdict
-from stream.conversation import ConversationState, Position, Tracking
+from stream.conversation import Bounds, ConversationState, Position, Tracking
 from stream.events import Limits, Reason
 from stream.reactions import Patterns
 from stream.step import (
     Record,
+    dead_letter_bytes,
     dead_letter_record,
     plan_batch,
     score_all,
@@ -46,8 +48,7 @@ def plan(records: list[Record], stored: dict | None = None):
         lambda cid: stored.get(cid, ConversationState()),
         limits=Limits(),
         now=NOW,
-        history_turns=8,
-        seen_ids=64,
+        bounds=Bounds(8, 64),
         tracking=TRACKING,
     )
 
@@ -121,14 +122,55 @@ def test_output_records_carry_no_text_unless_asked() -> None:
 def test_dead_letters_keep_the_original_bytes() -> None:
     bad = Record(b"k", b"\x00\xffraw", Position("turns", 3, 42))
     [dead] = plan([bad]).dead
-    out = dead_letter_record(dead, NOW)
+    out = dead_letter_record(dead, NOW, max_value_bytes=1024)
     assert base64.b64decode(out["value_b64"]) == b"\x00\xffraw"
+    assert "value_truncated" not in out
     assert (out["topic"], out["partition"], out["offset"], out["reason"]) == (
         "turns",
         3,
         42,
         "undecodable",
     )
+
+
+def test_a_dead_letter_fits_its_budget_however_big_the_record() -> None:
+    value = b'{"text": "' + "长".encode() * 800_000 + b'"'  # 2.4 MB, invalid JSON
+    key = b"k" * 5000
+    [dead] = plan([Record(key, value, Position("uxmon.turns", 1, 7))]).dead
+    out = dead_letter_record(dead, NOW, max_value_bytes=256 * 1024)
+    assert base64.b64decode(out["value_b64"]) == value[: 256 * 1024]
+    assert out["value_truncated"] and out["value_bytes"] == len(value)
+    assert out["value_sha256"] == hashlib.sha256(value).hexdigest()
+    assert base64.b64decode(out["key_b64"]) == key[:1024] and out["key_bytes"] == 5000
+    size = len(json.dumps(out).encode())
+    assert size <= dead_letter_bytes(256 * 1024, len("uxmon.turns")) < 1_000_000
+
+
+def test_an_unexpected_error_dead_letters_that_record_alone() -> None:
+    def load(cid: str) -> ConversationState:
+        if cid == "boom":
+            raise RecursionError("somewhere deep")
+        return ConversationState()
+
+    records = [
+        record(0, "a", "u1", "user", "问"),
+        record(1, "boom", "u1", "user", "问"),
+        record(2, "a", "a1", "assistant", "答"),
+    ]
+    result = plan_batch(
+        records, load, limits=Limits(), now=NOW, bounds=Bounds(8, 64), tracking=TRACKING
+    )
+    assert [(d.reason, d.detail) for d in result.dead] == [
+        (Reason.INTERNAL_ERROR, "RecursionError")
+    ]
+    assert [t.event.turn_id for t in result.to_score] == ["a1"]
+
+
+def test_unknown_fields_are_counted_not_rejected() -> None:
+    value = json.loads(record(0, "a", "u1", "user", "问").value or b"")
+    value |= {"trace_id": "x", "app_build": 7}
+    result = plan([Record(b"a", json.dumps(value).encode(), Position("turns", 0, 0))])
+    assert not result.dead and result.unknown_fields == 2 and len(result.events) == 1
 
 
 def test_dialogue_type_is_what_scorers_get() -> None:

@@ -20,12 +20,17 @@ def worker(broker: str, app_id: str, workdir: Path, **settings: Any) -> LocalWor
 
 
 def produce(
-    broker: str, topic: str, records: Iterable[tuple[bytes | None, bytes]]
+    broker: str,
+    topic: str,
+    records: Iterable[tuple[bytes | None, bytes]],
+    max_request_size: int = 1_048_576,
 ) -> list[tuple[int, int]]:
     """Send every record and wait for the broker; returns each one's (partition, offset)."""
     from kafka import KafkaProducer
 
-    producer = KafkaProducer(bootstrap_servers=broker, acks="all", linger_ms=5)
+    producer = KafkaProducer(
+        bootstrap_servers=broker, acks="all", linger_ms=5, max_request_size=max_request_size
+    )
     futures = [producer.send(topic, key=key, value=value) for key, value in records]
     producer.flush()
     positions = [(meta.partition, meta.offset) for meta in (f.get(timeout=30) for f in futures)]
