@@ -19,6 +19,7 @@ import math
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scorer.backends import (
     BackendConfig,
@@ -40,6 +41,15 @@ from scorer.prompts import (
 from scorer.prompts import language as language_words
 from scorer.runtime import Runtime
 from scorer.types import Dialogue, Score, Turn, Verdict
+from scorer.verdict_head import (
+    DEFAULT_VERDICT_HEAD,
+    THRESHOLD_FILE,
+    VerdictHead,
+    read_head_meta,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -72,19 +82,28 @@ class GRM:
         timeout_s: float = 30.0,
         max_retries: int = 3,
         concurrency: int = 8,
+        verdict_head: str | Path | bool = True,
     ) -> None:
         """`template` / `recovery_template` override the packaged template files;
         `threshold` (a cut on the score in (0, 1)) overrides the calibrated default;
         `max_prompt` is the prompt budget in the backend's units (tokens locally, characters
-        over HTTP)."""
+        over HTTP); `verdict_head`: True = the trained head shipped with uxmon (local backend
+        only), False = the base model's own verdict rows, or a head directory."""
         self._language: Language = language_words(language)
+        self._head_dir = _verdict_head_dir(verdict_head, backend)
         self._templates: dict[Mode, Template] = {
             "reply": load_template("reply", language, template),
             "recovery": load_template("recovery", language, recovery_template),
         }
+        default_threshold = DEFAULT_THRESHOLD_PATH
+        if self._head_dir is not None:
+            default_threshold = self._head_dir / THRESHOLD_FILE
         self.threshold = (
-            Threshold.from_score(threshold) if threshold is not None else load_threshold()
+            Threshold.from_score(threshold)
+            if threshold is not None
+            else load_threshold(default_threshold)
         )
+        self._head: VerdictHead | None = None
         self._backend: VerdictBackend = create_backend(
             backend,
             BackendConfig(
@@ -106,20 +125,32 @@ class GRM:
         self._warn_if_threshold_foreign(threshold is not None)
 
     @property
-    def version(self) -> str:
-        """Changes whenever the weights, a template, the language, the prompt budget or the
-        cut change; short and fixed per deployment, so it can be a metric label."""
+    def base_version(self) -> str:
+        """The base model, templates and prompt budget: what a verdict head is trained on."""
         prompts = hashlib.sha256(
             "".join(t.digest for t in self._templates.values()).encode()
         ).hexdigest()[:8]
-        return f"{self._backend.model_id}+p{prompts}.{self._max_prompt}+t{self.threshold.score:.4g}"
+        return f"{self._backend.model_id}+p{prompts}.{self._max_prompt}"
+
+    @property
+    def version(self) -> str:
+        """Changes whenever the weights, the verdict head, a template, the language, the
+        prompt budget or the cut change; short and fixed per deployment, so it can be a
+        metric label."""
+        head = f"+h{self._head_version()}" if self._head_dir is not None else ""
+        return f"{self.base_version}{head}+t{self.threshold.score:.4g}"
+
+    def _head_version(self) -> str:
+        if self._head is not None:
+            return self._head.version
+        return str(read_head_meta(self._head_dir).get("version", "?"))[:8] if self._head_dir else ""
 
     def _warn_if_threshold_foreign(self, explicit: bool) -> None:
         """A calibrated cut is only valid for the setup it was fitted on."""
         fitted_for = self.threshold.meta.get("version_without_threshold")
         if explicit or fitted_for is None:
             return
-        if fitted_for != self.version.rsplit("+t", 1)[0]:
+        if fitted_for not in (self.version.rsplit("+t", 1)[0], self.base_version):
             log.warning(
                 "GRM threshold in %s was calibrated for %s, not this setup; recalibrate",
                 DEFAULT_THRESHOLD_PATH,
@@ -128,6 +159,11 @@ class GRM:
 
     def load(self) -> None:
         self._backend.load()
+        if self._head_dir is not None:
+            use = getattr(self._backend, "use_verdict_head", None)
+            if use is None:
+                raise ScorerError("a verdict head needs the local backend")
+            self._head = use(self._head_dir)
         meter = self._backend.meter()
         for mode, tmpl in self._templates.items():
             empty = tmpl.render(dict.fromkeys(PLACEHOLDERS[mode], ""))
@@ -163,6 +199,16 @@ class GRM:
         )
         return self._templates[mode].render(values)
 
+    def answer_states(self, batch: Sequence[Dialogue]) -> tuple[np.ndarray, np.ndarray]:
+        """(last hidden state at the answer position, the base model's margin) per dialogue:
+        what a verdict head trains on. Local backend only."""
+        states = getattr(self._backend, "answer_states", None)
+        direction = getattr(self._backend, "base_direction", None)
+        if states is None or direction is None:
+            raise ScorerError("training a verdict head needs the local backend")
+        rows = states([self.prompt(d) for d in batch])
+        return rows, rows @ direction()
+
     def score(self, batch: Sequence[Dialogue]) -> list[Score]:
         if not batch:
             return []
@@ -195,6 +241,16 @@ class GRM:
             extras["bounded"] = 1.0  # one verdict missing: the margin is a bound
         verdict = Verdict.GOOD if margin >= self.threshold.margin else Verdict.BAD
         return Score(self.threshold.p_good(margin), verdict, self.name, version, elapsed, extras)
+
+
+def _verdict_head_dir(choice: str | Path | bool, backend: str) -> Path | None:
+    if choice is False:
+        return None
+    if choice is True:
+        # The shipped head adapts the bundled local model; a served model keeps its own.
+        shipped = DEFAULT_VERDICT_HEAD.is_dir() and backend == "local"
+        return DEFAULT_VERDICT_HEAD if shipped else None
+    return Path(choice)
 
 
 def _validate(d: Dialogue) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from stream.commands import bench, dashboards, demo, judge, models, replay, serve
+from stream.commands import bench, crossval, dashboards, demo, grm, judge, models, replay, serve
 
 app = typer.Typer(
     name="uxmon",
@@ -17,8 +17,10 @@ app.command()(replay.replay)
 app.command()(demo.demo)
 app.command()(bench.bench)
 app.command()(bench.gate)
+app.command()(crossval.crossval)
 app.add_typer(models.app, name="models")
 app.add_typer(judge.app, name="judge")
+app.add_typer(grm.app, name="grm")
 app.add_typer(dashboards.app, name="dashboards")
 
 

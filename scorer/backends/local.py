@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +18,10 @@ from scorer.prompts import ChatPrompt, Language
 from scorer.runtime import Runtime, length_buckets
 
 if TYPE_CHECKING:
+    import numpy as np
     import torch
+
+    from scorer.verdict_head import VerdictHead
 
 log = logging.getLogger(__name__)
 
@@ -153,18 +156,60 @@ class LocalBackend:
         return self._meter
 
     def verdict_logprobs(self, prompts: Sequence[ChatPrompt]) -> list[VerdictLogprobs]:
+        return [
+            VerdictLogprobs(float(good), float(bad))
+            for good, bad in self._each_answer_state(prompts, self._verdict_logprobs)
+        ]
+
+    def base_direction(self) -> np.ndarray:
+        """row_good - row_bad of the model's own lm_head: its zero-shot margin per unit h."""
+        head = self._head.weight if self._head is not None else None
+        if head is None:
+            raise BackendError("the local GRM backend is not loaded; call load() first")
+        rows = head[[self._good_id, self._bad_id]].detach().float()
+        return (rows[0] - rows[1]).numpy()
+
+    def use_verdict_head(self, directory: Path) -> VerdictHead:
+        """Adapt the two verdict rows with a trained head (scorer.verdict_head)."""
+        import torch
+
+        from scorer.verdict_head import load_verdict_head
+
+        if self._head is None:
+            raise BackendError("the local GRM backend is not loaded; call load() first")
+        head = load_verdict_head(directory, int(self._verdict_rows.shape[1]), self.model_id)
+        direction = torch.from_numpy(head.direction).float()
+        base = self._head.weight[[self._good_id, self._bad_id]].detach().float()
+        self._verdict_rows = torch.stack([base[0] + direction / 2, base[1] - direction / 2])
+        bias = torch.tensor([head.bias / 2, -head.bias / 2])
+        self._verdict_bias = bias if self._verdict_bias is None else self._verdict_bias + bias
+        return head
+
+    def answer_states(self, prompts: Sequence[ChatPrompt]) -> np.ndarray:
+        """The decoder's last hidden state at the answer position, one row per prompt
+        (float32): what the verdict head reads, for training a new one."""
+        import numpy as np
+
+        rows = self._each_answer_state(prompts, lambda hidden: hidden.float())
+        return np.stack([row.numpy() for row in rows]) if rows else np.zeros((0, 0), np.float32)
+
+    def _each_answer_state(
+        self, prompts: Sequence[ChatPrompt], read: Callable[[torch.Tensor], Any]
+    ) -> list[Any]:
+        """`read(hidden)` for length-bucketed batches, back in prompt order."""
         meter = self.meter()
         ids = [meter.chat_ids(p) for p in prompts]
-        out: list[VerdictLogprobs | None] = [None] * len(ids)
+        out: list[Any] = [None] * len(ids)
         lengths = [len(i) for i in ids]
         for bucket in _token_capped(length_buckets(lengths, self._runtime.max_batch), lengths):
-            good, bad = self._forward([ids[i] for i in bucket])
-            for row, index in enumerate(bucket):
-                out[index] = VerdictLogprobs(float(good[row]), float(bad[row]))
-        return [v for v in out if v is not None]
+            values = read(self._answer_state([ids[i] for i in bucket]))
+            rows = zip(*values, strict=True) if isinstance(values, tuple) else values
+            for index, row in zip(bucket, rows, strict=True):
+                out[index] = row
+        return out
 
-    def _forward(self, batch: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
-        """Left-pad, run one forward pass, return the two verdicts' log-probabilities."""
+    def _answer_state(self, batch: list[list[int]]) -> torch.Tensor:
+        """Left-pad, run one forward pass, return the last position's hidden state."""
         import torch
 
         width = max(len(ids) for ids in batch)
@@ -177,26 +222,29 @@ class LocalBackend:
         # as it would alone (a plain forward would number the padding too).
         positions = (mask.cumsum(-1) - 1).clamp(min=0)
         with torch.inference_mode():
-            hidden = self._decoder(
+            hidden: torch.Tensor = self._decoder(
                 input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=False
             ).last_hidden_state[:, -1, :]
-            return self._verdict_logprobs(hidden)
+        return hidden
 
     def _verdict_logprobs(self, hidden: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Log-probabilities of the two verdicts from the last position's hidden state.
 
         The lm_head runs on this one position only (as `logits_to_keep=1` would). bf16
         logits near 20 are spaced 0.125 apart, which would quantize the margin the whole
-        score rests on, so the two verdict logits are recomputed in fp32; the bf16 logits
-        only supply the normaliser.
+        score rests on, so the two verdict logits are recomputed in fp32 (with the trained
+        verdict head's rows when one is loaded); the bf16 logits supply the rest of the
+        normaliser.
         """
         import torch
 
-        logits = self._head(hidden).float()
-        normaliser = torch.logsumexp(logits, dim=-1)
-        pair = hidden.float() @ self._verdict_rows.T
-        if self._verdict_bias is not None:
-            pair = pair + self._verdict_bias
+        with torch.inference_mode():
+            logits = self._head(hidden).float()
+            pair = hidden.float() @ self._verdict_rows.T
+            if self._verdict_bias is not None:
+                pair = pair + self._verdict_bias
+            logits[:, [self._good_id, self._bad_id]] = pair
+            normaliser = torch.logsumexp(logits, dim=-1)
         return pair[:, 0] - normaliser, pair[:, 1] - normaliser
 
     def health(self) -> dict[str, str | float]:

@@ -2,12 +2,12 @@
 
 A head directory holds
 
-    head.safetensors   the member MLPs' weights plus the feature standardisation (mean, std)
+    head.safetensors   the members' weights plus the feature standardisation (mean, std)
     calibration.json   {"temperature": T, "threshold": t}
     meta.json          version, encoder fingerprint, feature spec, data sizes, metrics
 
-A head is an ensemble: `uxmon judge train` fits one MLP per cross-validation fold, and the
-head's logit is their mean. Heads written before ensembles (one `net.` MLP) still load.
+A head is an ensemble: `uxmon judge train` fits one linear model (a logistic regression on
+the standardised features) per cross-validation fold, and the head's logit is their mean.
 
 `ux_judge_default/` next to this file is the head uxmon ships. A head's version is a hash
 of its weights and calibration, so any retrain or recalibration changes it.
@@ -34,33 +34,20 @@ DEFAULT_HEAD = Path(__file__).resolve().parent / "ux_judge_default"
 WEIGHTS = "head.safetensors"
 CALIBRATION = "calibration.json"
 META = "meta.json"
-_LEGACY_PREFIX = "net."  # the single MLP of heads written before ensembles
 
 
 class HeadFormatError(ScorerError):
     """A head directory that is incomplete or inconsistent."""
 
 
-@dataclass(frozen=True, slots=True)
-class HeadShape:
-    in_dim: int
-    hidden: int
-    dropout: float = 0.0
-
-
-def build_mlp(shape: HeadShape) -> torch.nn.Sequential:
-    """Linear → GELU → Dropout → Linear(1): a logit for "the user liked this reply"."""
+def build_member(in_dim: int) -> torch.nn.Linear:
+    """One member: a linear logit for "the user liked this reply"."""
     from torch import nn
 
-    return nn.Sequential(
-        nn.Linear(shape.in_dim, shape.hidden),
-        nn.GELU(),
-        nn.Dropout(shape.dropout),
-        nn.Linear(shape.hidden, 1),
-    )
+    return nn.Linear(in_dim, 1)
 
 
-def mean_logit(members: Sequence[torch.nn.Sequential], x: torch.Tensor) -> torch.Tensor:
+def mean_logit(members: Sequence[torch.nn.Module], x: torch.Tensor) -> torch.Tensor:
     """The ensemble's logit for standardised feature rows: the mean of its members'."""
     import torch
 
@@ -75,7 +62,7 @@ def _member_prefix(i: int) -> str:
 class Head:
     """A loaded head, ready to turn feature rows into calibrated probabilities."""
 
-    members: tuple[torch.nn.Sequential, ...]
+    members: tuple[torch.nn.Module, ...]
     mean: torch.Tensor
     std: torch.Tensor
     temperature: float
@@ -116,7 +103,7 @@ def read_meta(head_dir: Path) -> dict[str, Any]:
 
 def save_head(
     out_dir: Path,
-    members: Sequence[torch.nn.Sequential],
+    members: Sequence[torch.nn.Module],
     mean: torch.Tensor,
     std: torch.Tensor,
     calibration: dict[str, float],
@@ -126,13 +113,13 @@ def save_head(
     from safetensors.torch import save
 
     if not members:
-        raise HeadFormatError("expected at least one member MLP to save; got none")
+        raise HeadFormatError("expected at least one member to save; got none")
     tensors = {
         f"{_member_prefix(i)}{k}": v.detach().contiguous()
         for i, net in enumerate(members)
         for k, v in net.state_dict().items()
     }
-    dtype = tensors[f"{_member_prefix(0)}0.weight"].dtype
+    dtype = tensors[f"{_member_prefix(0)}weight"].dtype
     tensors["feature_mean"] = mean.detach().to(dtype=dtype).contiguous()
     tensors["feature_std"] = std.detach().to(dtype=dtype).contiguous()
     weights = save(tensors, metadata={"format": "pt"})
@@ -156,21 +143,20 @@ def save_head(
 
 
 def _prefixes(tensors: Mapping[str, Any]) -> list[str]:
-    """The key prefix of each member MLP stored in a weight file."""
-    if f"{_LEGACY_PREFIX}0.weight" in tensors:
-        return [_LEGACY_PREFIX]
+    """The key prefix of each member stored in a weight file."""
     count = 0
-    while f"{_member_prefix(count)}0.weight" in tensors:
+    while f"{_member_prefix(count)}weight" in tensors:
         count += 1
     if not count:
         raise ValueError("no member weights")
     return [_member_prefix(i) for i in range(count)]
 
 
-def _member(tensors: Mapping[str, torch.Tensor], prefix: str) -> torch.nn.Sequential:
+def _member(tensors: Mapping[str, torch.Tensor], prefix: str) -> torch.nn.Module:
     state = {k[len(prefix) :]: v for k, v in tensors.items() if k.startswith(prefix)}
-    hidden, in_dim = (int(n) for n in state["0.weight"].shape)
-    net = build_mlp(HeadShape(in_dim=in_dim, hidden=hidden))
+    if set(state) != {"weight", "bias"} or state["weight"].shape[0] != 1:
+        raise ValueError(f"member {prefix} is not a linear logit")
+    net = build_member(int(state["weight"].shape[1]))
     net.load_state_dict(state)
     return net.eval()
 

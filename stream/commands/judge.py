@@ -58,7 +58,9 @@ def train(
     folds: Annotated[
         int, typer.Option(help="Cross-fitting folds = MLPs in the ensemble head.", min=2)
     ] = 5,
-    epochs: Annotated[int, typer.Option(help="Maximum training epochs.")] = 200,
+    l2: Annotated[
+        float, typer.Option(help="L2 penalty on the standardised weights.", min=0.0)
+    ] = 1.0,
     model: Annotated[
         str | None, typer.Option(help="Encoder folder or model id (default: bundled e5).")
     ] = None,
@@ -70,7 +72,7 @@ def train(
     examples = _examples(data)
     typer.echo(f"{len(examples)} labelled dialogues from {len(data)} file(s)", err=True)
     try:
-        report = train_judge(examples, out, seed=seed, folds=folds, epochs=epochs, model=model)
+        report = train_judge(examples, out, seed=seed, folds=folds, l2=l2, model=model)
     except ScorerError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -80,7 +82,6 @@ def train(
             "version": report.version,
             "n_examples": report.n_examples,
             "folds": len(report.fitted.members),
-            "best_epochs": report.fitted.best_epochs,
             "temperature": report.fitted.temperature,
             "threshold": report.fitted.threshold,
             "oof_metrics": report.fitted.oof_metrics,

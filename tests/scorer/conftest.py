@@ -112,5 +112,5 @@ def trained_head(
 
     assert isinstance(e5_encoder, E5Encoder)
     out = tmp_path_factory.mktemp("heads") / "tiny"
-    train_judge(labelled_dialogues, out, encoder=e5_encoder, epochs=40, progress=False)
+    train_judge(labelled_dialogues, out, encoder=e5_encoder, progress=False)
     return out

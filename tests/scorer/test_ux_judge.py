@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,9 +14,7 @@ from scorer.errors import InvalidDialogueError, ModelMissingError
 from scorer.heads import (
     DEFAULT_HEAD,
     HeadFormatError,
-    HeadShape,
-    build_mlp,
-    head_version,
+    build_member,
     load_head,
     save_head,
 )
@@ -26,14 +23,11 @@ from scorer.runtime import Runtime
 from scorer.types import Dialogue, Turn, Verdict
 from scorer.ux_judge import (
     FEATURE_SPEC,
-    FEATURES,
     HeadMismatchError,
     UXJudge,
-    alignment,
     context_turns,
     feature_dim,
     represent,
-    text_features,
 )
 
 
@@ -90,57 +84,6 @@ def test_an_over_long_user_message_keeps_its_end() -> None:
     assert got.user_start == len("query:")
 
 
-def test_text_features_by_hand() -> None:
-    d = Dialogue(
-        user_message="怎么煮米饭",
-        reply="1. 淘米\n2. 加水煮饭",
-        history=(Turn("assistant", "煮饭要加水"),),
-    )
-    f = text_features(d)
-    assert f["log_list_items"] == pytest.approx(math.log1p(2))
-    assert f["log_reply_lines"] == pytest.approx(math.log1p(1))
-    assert f["reply_ends_cleanly"] == 0.0  # ends on 饭, mid-sentence as far as we know
-    # Request terms: 怎 么 煮 米 饭 and the pairs 怎么 么煮 煮米 米饭 (9). The reply's terms
-    # are 1 淘 米 2 加 水 煮 饭 and their pairs; shared: 米 煮 饭, so 3 of 9.
-    assert f["request_term_coverage"] == pytest.approx(3 / 9)
-    # CJK share: request 5/5, reply 6/8 ("1" and "2" are terms too, not CJK).
-    assert f["script_mismatch"] == pytest.approx(abs(1.0 - 6 / 8))
-    assert 0.0 < f["previous_reply_overlap"] < 1.0
-    assert f["is_recovery"] == 0.0
-    assert text_features(Dialogue("q", "done."))["reply_ends_cleanly"] == 1.0
-    assert text_features(Dialogue("q", "好的👍"))["reply_ends_cleanly"] == 1.0
-
-
-def test_content_checks_reach_the_features() -> None:
-    # scorer.text_checks has its own rule-by-rule tests; here: wired in, under these names.
-    assert FEATURE_SPEC["name"] == "uxj-relation-v3"
-    assert FEATURE_SPEC["features"] == list(FEATURES) and len(set(FEATURES)) == len(FEATURES)
-    plain = text_features(Dialogue("How do I cook rice?", "Rinse it, add water, boil."))
-    checks = FEATURES[FEATURES.index("missing_request_figures") :]
-    assert len(checks) == 9 and all(plain[n] == 0.0 for n in checks)
-    refusal = text_features(Dialogue("怎么煮米饭", "抱歉，我无法协助完成这个请求。"))
-    assert refusal["refusal_markers"] == pytest.approx(math.log1p(1))
-    altered = text_features(Dialogue("请假时间12月2日到4日，帮我写邮件", "申请本周四全天请假。"))
-    assert altered["changed_dates"] == 1.0
-    two = text_features(Dialogue("一共7个人，1776元，每人多少", "1776 ÷ 6 = 296。也有可能是300。"))
-    assert two["missing_request_figures"] == 0.5 and two["competing_answers"] > 0.0
-    table = text_features(Dialogue("列出来，做成表格", "1. a\n2. b"))
-    assert (table["format_constraints"], table["format_violations"]) == (1.0, 1.0)
-
-
-def test_repetitive_replies_compress_better() -> None:
-    varied = text_features(Dialogue("q", "The quick brown fox jumps over the lazy dog today."))
-    repeated = text_features(Dialogue("q", "再强调一遍，" * 40))
-    assert repeated["reply_compression"] < 0.2 < varied["reply_compression"]
-
-
-def test_alignment_by_hand() -> None:
-    e = np.eye(3, dtype=np.float32)
-    # Request tokens e0, e1; reply tokens e0, e2: recall 1/2, precision 1/2.
-    assert alignment(e[[0, 1]], e[[0, 2]]) == pytest.approx((0.5, 0.5))
-    assert alignment(e[:0], e) == (0.0, 0.0)
-
-
 def test_recovery_puts_the_failed_reply_before_the_complaint() -> None:
     d = Dialogue(
         user_message="that's not what I asked",
@@ -182,9 +125,9 @@ def test_lone_surrogates_are_repaired_not_fatal() -> None:
 def test_head_shapes_and_round_trip(tmp_path: Path) -> None:
     import torch
 
-    dim = feature_dim()
-    assert dim == len(FEATURES)
-    members = [build_mlp(HeadShape(in_dim=dim, hidden=16)).eval() for _ in range(3)]
+    dim = feature_dim(384)
+    assert dim == 4 * 384 and FEATURE_SPEC["name"] == "uxj-embed-v4"
+    members = [build_member(dim).eval() for _ in range(3)]
     mean, std = torch.zeros(dim), torch.ones(dim)
     version = save_head(
         tmp_path / "h",
@@ -204,15 +147,19 @@ def test_head_shapes_and_round_trip(tmp_path: Path) -> None:
     assert torch.allclose(head.logits(x), mean_logit, atol=1e-6)
 
 
-def test_a_head_saved_before_ensembles_still_loads(tmp_path: Path) -> None:
-    # Heads trained before cross-fitting hold one MLP under the `net.` prefix.
+def test_a_head_whose_members_are_not_linear_is_refused(tmp_path: Path) -> None:
+    # Heads of the v3 design held MLPs; they cannot read v4 features anyway.
     import torch
     from safetensors.torch import save
 
-    dim = feature_dim()
-    net = build_mlp(HeadShape(in_dim=dim, hidden=8)).eval()
-    tensors = {f"net.{k}": v.contiguous() for k, v in net.state_dict().items()}
-    tensors |= {"feature_mean": torch.zeros(dim), "feature_std": torch.ones(dim)}
+    from scorer.heads import head_version
+
+    tensors = {
+        "member0.0.weight": torch.zeros(8, 4),
+        "member0.0.bias": torch.zeros(8),
+        "feature_mean": torch.zeros(4),
+        "feature_std": torch.ones(4),
+    }
     weights = save(tensors, metadata={"format": "pt"})
     calibration = b'{"temperature": 2.0, "threshold": 0.5}'
     (tmp_path / "h").mkdir()
@@ -220,10 +167,8 @@ def test_a_head_saved_before_ensembles_still_loads(tmp_path: Path) -> None:
     (tmp_path / "h" / "calibration.json").write_bytes(calibration)
     meta = {"version": head_version(weights, calibration), "encoder": {"fingerprint": "0"}}
     (tmp_path / "h" / "meta.json").write_text(json.dumps(meta))
-    head = load_head(tmp_path / "h")
-    x = torch.randn(4, dim)
-    assert len(head.members) == 1
-    assert torch.allclose(head.logits(x), net(x).squeeze(-1))
+    with pytest.raises(HeadFormatError):
+        load_head(tmp_path / "h")
 
 
 def test_a_head_without_members_is_refused(tmp_path: Path) -> None:
@@ -234,10 +179,10 @@ def test_a_head_without_members_is_refused(tmp_path: Path) -> None:
 def test_an_altered_head_is_refused(tmp_path: Path) -> None:
     import torch
 
-    dim = feature_dim()
+    dim = feature_dim(384)
     save_head(
         tmp_path / "h",
-        [build_mlp(HeadShape(dim, 4))],
+        [build_member(dim)],
         torch.zeros(dim),
         torch.ones(dim),
         {"temperature": 1.0, "threshold": 0.5},

@@ -33,11 +33,11 @@ def test_train_writes_an_ensemble_head_that_eval_then_scores(tmp_path: Path) -> 
     head = tmp_path / "head"
     data = str(_labelled_file(tmp_path, 40))
     trained = runner.invoke(
-        judge.app, ["train", "--data", data, "--out", str(head), "--folds", "3", "--epochs", "8"]
+        judge.app, ["train", "--data", data, "--out", str(head), "--folds", "3", "--l2", "0.5"]
     )
     assert trained.exit_code == 0, trained.stderr
     report = json.loads(trained.stdout)
-    assert report["folds"] == 3 and len(report["best_epochs"]) == 3
+    assert report["folds"] == 3
     assert report["n_examples"] == 80
     assert set(report["oof_metrics"]) >= {"good_acc", "bad_acc", "avg_acc", "auroc", "ece"}
 
