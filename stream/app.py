@@ -67,6 +67,7 @@ from stream.step import (
     split_scored,
 )
 from stream.table import ConversationTable
+from stream.validation import Validator
 
 log = logging.getLogger("uxmon")
 
@@ -132,6 +133,8 @@ class Service:
         self._assistant = BoundedLabel(settings.label_values_max)
         # One thread: scorers run one batch at a time and use torch's own thread pool.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="uxmon-score")
+        self._validator: Validator | None = None
+        self._lag_labels: set[int] = set()  # partitions whose lag gauge this worker exports
         self.app = self._build_app()
         # Applies each partition's records in log order, whatever faust hands over.
         self.reader = Reader(self.app, settings.broker, metrics.rereads)
@@ -174,6 +177,7 @@ class Service:
         app.timer(interval=s.eviction_interval_s)(self._evict_idle)
         app.timer(interval=s.timers_interval_s)(self._follow_time)
         app.timer(interval=s.timers_interval_s)(self._find_stalls)
+        app.timer(interval=s.timers_interval_s)(self._measure_lag)
         app.on_partitions_assigned.connect(self._on_assigned)  # type: ignore[arg-type]
         return app
 
@@ -181,6 +185,9 @@ class Service:
         owned = [tp for tp in assigned if tp.topic == self.settings.turns_topic]
         self._assigned_at = time.monotonic()
         self._processed.clear()
+        for tp in self._lag_labels - {tp.partition for tp in owned}:
+            self.metrics.consumer_lag.remove(str(tp))  # a revoked partition is another's now
+        self._lag_labels &= {tp.partition for tp in owned}
         self.metrics.assignments.inc()
         self.metrics.assigned_partitions.set(len(owned))
         log.info("assigned %d partitions of %s", len(owned), self.settings.turns_topic)
@@ -231,6 +238,7 @@ class Service:
                         type(exc).__name__,
                         exc_info=True,  # our exceptions never carry event text
                     )
+                    self._stop_children()
                     logging.shutdown()
                     os._exit(EXIT_BATCH_FAILED)
                 raise  # cancelled: the worker is stopping
@@ -304,7 +312,7 @@ class Service:
         await self.app.producer.flush()
         self._count(plan, done, dead, scoring, scored_at)
         self._count_signals(signals)
-        self._observe_lag(records)
+        self._note_handled(records)
 
     async def _send_signals(self, signals: Sequence[tuple[str, Signal]]) -> list[Any]:
         pending = []
@@ -378,7 +386,7 @@ class Service:
                 pair.scorer, pair.verdict, "true" if pair.dissatisfied else "false"
             ).inc()
 
-    def _observe_lag(self, records: Sequence[Record]) -> None:
+    def _note_handled(self, records: Sequence[Record]) -> None:
         last: dict[TP, int] = {}
         for record in records:
             p = record.position
@@ -387,12 +395,21 @@ class Service:
             first = min(r.position.offset for r in records if r.position.partition == tp.partition)
             log.info("partition %d: first record handled from offset %d", tp.partition, first)
         self._processed.update(last)
-        for tp, offset in last.items():
-            highwater = self.app.consumer.highwater(tp)
-            if highwater is not None:
-                self.metrics.consumer_lag.labels(str(tp.partition)).set(
-                    max(0, highwater - offset - 1)
-                )
+
+    async def _measure_lag(self) -> None:
+        """Records in the log not applied yet, per owned partition, on a timer: a stalled
+        partition's lag grows here even though no batch touches it."""
+        consumer = self.app.consumer
+        cursors = self.reader.cursors.positions()
+        for tp in consumer.assignment():
+            if tp.topic != self.settings.turns_topic:
+                continue
+            highwater = consumer.highwater(tp)
+            position = cursors.get(tp)
+            if highwater is None or position is None:
+                continue  # not fetched from yet, or the reader has not started it
+            self.metrics.consumer_lag.labels(str(tp.partition)).set(max(0, highwater - position))
+            self._lag_labels.add(tp.partition)
 
     async def _follow_time(self) -> None:
         """Time passing: no-follow-up reactions and episode time limits, on event time.
@@ -406,12 +423,15 @@ class Service:
         async with self._state_lock:
             now = utcnow()
             caught_up = {tp.partition for tp in await self._caught_up()}
+            active = self._active_partitions()
             changed: dict[bytes, ConversationState] = {}
             signals: list[tuple[str, Signal]] = []
             open_episodes = 0
             for key, value in list(self.table.items()):
                 if not value or not (value.get("awaiting") or value.get("episode")):
                     continue
+                if value.get("partition") not in active:
+                    continue  # a standby copy: its owner follows its time
                 state = ConversationState.from_json(value)
                 if state.partition in caught_up:
                     state, more = expire(
@@ -465,13 +485,27 @@ class Service:
                 ready.append(tp)
         return ready
 
+    def _active_partitions(self) -> set[int]:
+        """Turns partitions this worker owns (its table also holds standby copies of
+        others, which it must neither count nor change)."""
+        turns = self.settings.turns_topic
+        return {tp.partition for tp in self.app.consumer.assignment() if tp.topic == turns}
+
     async def _evict_idle(self) -> None:
         cutoff = time.time() - self.settings.conversation_ttl_s
-        stale = [k for k, v in list(self.table.items()) if v and v.get("touched_at", 0) < cutoff]
+        active = self._active_partitions()
+        mine = [(k, v) for k, v in list(self.table.items()) if v and v.get("partition") in active]
+        stale = [k for k, v in mine if v.get("touched_at", 0) < cutoff]
         for key in stale:
             del self.table[key]
         self.metrics.evicted.inc(len(stale))
-        self.metrics.conversations.set(len(self.table))
+        self.metrics.conversations.set(len(mine) - len(stale))
+
+    def _stop_children(self) -> None:
+        """Every exit path ends the validation child: `os._exit` runs no finally."""
+        validator, self._validator = self._validator, None
+        if validator is not None:
+            validator.stop()
 
     def run(self) -> None:
         from prometheus_client import start_http_server
@@ -484,13 +518,12 @@ class Service:
         if s.metrics_port:
             start_http_server(s.metrics_port, addr=s.metrics_host, registry=self.metrics.registry)
             log.info("metrics on http://%s:%d/metrics", s.metrics_host, s.metrics_port)
-        validator = start_validation(s, self.scorers, self.metrics)  # None when off
+        self._validator = start_validation(s, self.scorers, self.metrics)  # None when off
         worker = faust.Worker(self.app, loglevel=s.log_level, quiet=True)
         try:
             worker.execute_from_commandline()
         finally:
-            if validator is not None:
-                validator.stop()
+            self._stop_children()
             m = self.metrics
             log.info(
                 "worker stopped: consumed=%d scored=%d dead_lettered=%d",
