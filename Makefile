@@ -40,4 +40,3 @@ bench: models
 	$(PYTHON) bench/ux_judge.py
 	$(PYTHON) bench/grm.py
 	$(PYTHON) bench/memory.py
-	$(PYTHON) bench/judge_calibration.py

@@ -219,7 +219,7 @@ def verdict_vs_generate_then_parse(grm: Any, args: argparse.Namespace) -> dict[s
 
     from benchmark.uxbench import load_task1
 
-    items = load_task1("benchmark/data/task1_heldout.jsonl")
+    items = load_task1("tests/data/synthetic_task1.jsonl")
     dialogues = [i.dialogue for i in random.Random(7).sample(items, args.dialogues)]
     backend = grm._backend
     tokenizer = backend.meter()._tok

@@ -38,7 +38,7 @@ from _timing import (
     timed,
 )
 
-HELDOUT = Path("benchmark/data/task1_heldout.jsonl")
+HELDOUT = Path("tests/data/synthetic_task1.jsonl")
 PARTS = ("grid", "paths", "accuracy")
 WORKER_BATCH = 32  # assistant turns per score() call, as bench/pipeline.py sizes the worker
 

@@ -303,3 +303,38 @@ def grm_dialogues(task1: Sequence[Any], task3: Sequence[Any]) -> list[Any]:
         fixing, non_fixing = r.attempts()
         out += [fixing.dialogue, non_fixing.dialogue]
     return out
+
+
+# --- the regression gate on leave-one-writer-out reports --------------------------------
+
+GATED = (
+    ("task1", "scorer", "auroc"),
+    ("task1", "scorer", "avg_acc"),
+    ("task1", "scorer", "bad_acc"),
+    ("task3", "verdicts", "avg_acc"),
+)
+
+
+def regressions(baseline: dict[str, Any], candidate: dict[str, Any], tolerance: float) -> list[str]:
+    """Where `candidate` is worse than `baseline` by more than `tolerance` (pooled figures
+    and the recovery pair accuracy), or was not measured the same way. Empty: it passes."""
+    same = ("protocol", "scorer", "writers", "per_writer", "task1_records", "task3_contexts")
+    found = [
+        f"{key}: baseline {baseline.get(key)!r}, candidate {candidate.get(key)!r}"
+        for key in same
+        if baseline.get(key) != candidate.get(key)
+    ]
+    if found:
+        return found
+    for task, part, metric in GATED:
+        if task not in baseline:
+            continue
+        before = baseline[task][part]["pooled"][metric]
+        after = candidate[task][part]["pooled"][metric]
+        if after < before - tolerance:
+            found.append(f"{task} {metric}: {after:.4f} < baseline {before:.4f} - {tolerance}")
+    if "task3" in baseline:
+        before, after = baseline["task3"]["pair_accuracy"], candidate["task3"]["pair_accuracy"]
+        if after < before - tolerance:
+            found.append(f"task3 pair_accuracy: {after:.4f} < baseline {before:.4f} - {tolerance}")
+    return found

@@ -130,18 +130,40 @@ def load_task3(root: Path | None = None) -> list[Written3]:
     return out
 
 
-# Words that name a verdict or a failure instead of showing one. A disliked reply holding
+def first_per_writer(
+    task1: Sequence[Written1], task3: Sequence[Written3], n: int
+) -> tuple[list[Written1], list[Written3]]:
+    """A fast, fixed subset: per writer the first n/2 liked and n/2 disliked Task-1 records
+    and the first n/4 Task-3 contexts, in file order."""
+    taken: Counter[tuple[str, int]] = Counter()
+    out1 = []
+    for r in task1:
+        key = (r.writer, r.item.label)
+        if taken[key] < n // 2:
+            taken[key] += 1
+            out1.append(r)
+    contexts: Counter[str] = Counter()
+    out3 = []
+    for r3 in task3:
+        if contexts[r3.writer] < n // 4:
+            contexts[r3.writer] += 1
+            out3.append(r3)
+    return out1, out3
+
+
+# Phrases that name a verdict or a failure instead of showing one. A disliked reply holding
 # one tells a model the label without the task; the writers were asked never to use them.
+# Ordinary words that happen to be about liking (点赞, 好评 in a caption or a film review)
+# are content, not giveaways.
 GIVEAWAYS = (
-    "差评",
-    "好评",
-    "点踩",
-    "点赞",
     "不满意的回答",
     "错误示范",
     "反面例子",
-    "dislike",
-    "thumbs",
+    "（错误）",
+    "(incorrect)",
+    "👎",
+    "thumbs down",
+    "thumbs-down",
     "bad answer",
     "bad reply",
     "wrong answer",
@@ -204,9 +226,7 @@ def writer_stats(records: Sequence[Written1]) -> list[WriterStats]:
                 pair_share=len(paired) / len(queries),
                 multi_turn_share=sum(1 for r in items if r.item.dialogue.history) / len(items),
                 giveaway_records=sum(
-                    1
-                    for r in items
-                    if r.item.label != LIKED and giveaways(r.item.dialogue.reply)
+                    1 for r in items if r.item.label != LIKED and giveaways(r.item.dialogue.reply)
                 ),
             )
         )

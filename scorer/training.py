@@ -241,12 +241,14 @@ def train_judge(
     runtime: Runtime | None = None,
     config: TrainConfig | None = None,
     progress: bool = True,
+    groups: Sequence[str] | None = None,
 ) -> TrainReport:
     """Train, calibrate and save a head to `out_dir` (replaced atomically).
 
     `encoder` (already built, loaded or not) wins over `model`; with neither, the bundled
     multilingual-e5-small is used. `config` overrides the hyper-parameters; `seed`,
-    `folds` and `l2` given here win over it.
+    `folds` and `l2` given here win over it. `groups` (each example's writer or source)
+    makes the folds one group each (see `fit_head`).
     """
     base = config or TrainConfig()
     chosen = {"seed": seed, "folds": folds, **({"l2": l2} if l2 is not None else {})}
@@ -260,7 +262,7 @@ def train_judge(
     embed_seconds = time.perf_counter() - t0
 
     t1 = time.perf_counter()
-    fitted = fit_head(features, labels, cfg, progress)
+    fitted = fit_head(features, labels, cfg, progress, groups=groups)
     train_seconds = time.perf_counter() - t1
 
     meta = {
@@ -278,6 +280,7 @@ def train_judge(
         "head": {"type": "linear-ensemble"},
         "training": dict(cfg.__dict__),
         "data_sha256": data_fingerprint(examples),
+        "groups": sorted(set(groups)) if groups is not None else None,
         "n_examples": len(examples),
         "oof_metrics": fitted.oof_metrics,
         "seed": cfg.seed,

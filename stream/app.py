@@ -137,7 +137,7 @@ class Service:
         self._lag_labels: set[int] = set()  # partitions whose lag gauge this worker exports
         self.app = self._build_app()
         # Applies each partition's records in log order, whatever faust hands over.
-        self.reader = Reader(self.app, settings.broker, metrics.rereads)
+        self.reader = Reader(self.app, settings.broker, metrics.rereads, metrics.offset_resets)
 
     def _build_app(self) -> faust.App:
         s = self.settings

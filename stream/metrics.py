@@ -26,6 +26,7 @@ EVICTED = "uxmon_conversations_evicted_total"
 ASSIGNMENTS = "uxmon_partition_assignments_total"
 ASSIGNED_PARTITIONS = "uxmon_assigned_partitions"
 REREADS = "uxmon_partition_rereads_total"
+OFFSET_RESETS = "uxmon_partition_offset_resets_total"
 WORKER = "uxmon_worker"  # Info: exported as uxmon_worker_info
 SCORER_ERRORS = "uxmon_scorer_errors_total"
 
@@ -155,6 +156,12 @@ class Metrics:
         )
         self.assigned_partitions = Gauge(
             ASSIGNED_PARTITIONS, "Turns-topic partitions this worker owns now.", registry=r
+        )
+        self.offset_resets = Counter(
+            OFFSET_RESETS,
+            "Times a partition's next record was already deleted by retention and reading "
+            "continued at the log start (those records were never applied).",
+            registry=r,
         )
         self.rereads = Counter(
             REREADS,

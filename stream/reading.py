@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import faust
@@ -27,10 +28,13 @@ REREAD_MAX_WAIT_S = 8.0
 class Reader:
     """The cursors of the partitions this worker owns, kept true to what the consumer does."""
 
-    def __init__(self, app: faust.App, broker: str, rereads: Counter) -> None:
+    def __init__(
+        self, app: faust.App, broker: str, rereads: Counter, offset_resets: Counter
+    ) -> None:
         self.app = app
         self.broker = broker  # for the probe consumer
         self.rereads = rereads
+        self.offset_resets = offset_resets
         self.cursors = Cursors()
         self._assignment = 0  # bumped per assignment: tasks of an older one stand down
         self._rereading: dict[TP, asyncio.Future[None]] = {}
@@ -122,9 +126,23 @@ class Reader:
         missing records arrive. Offsets the log holds no record for are skipped instead:
         a broker is asked directly, since the consumer's own bookkeeping lost them."""
         tp, consumer = hole.tp, self.app.consumer
-        present = await first_record_at_or_after(self.broker, tp, hole.expected)
+        probe = await first_record_at_or_after(self.broker, tp, hole.expected)
+        present = probe.first
         if present is None:
             return  # nothing to read there (yet); a later hole or stall check retries
+        if probe.log_start is not None and still_missing():
+            log.warning(
+                "partition %d: offsets %d to %d were deleted by retention before they were "
+                "applied; continuing at the log start %d",
+                tp.partition,
+                hole.expected,
+                probe.log_start - 1,
+                probe.log_start,
+            )
+            self.offset_resets.inc()
+            self.cursors.skip_to(tp, probe.log_start)
+            await consumer.seek_wait({tp: probe.log_start})
+            return
         if present > hole.expected and still_missing():
             log.debug(  # routine in a compacted or transactional topic
                 "partition %d: offsets %d to %d hold no records (compaction or "
@@ -154,22 +172,42 @@ class Reader:
             pause = min(2 * pause, REREAD_MAX_WAIT_S)
 
 
-async def first_record_at_or_after(broker: str, tp: TP, offset: int) -> int | None:
-    """Offset of the first record the log holds at or after `offset`, asked by a consumer of
-    its own; None when there is none or the broker did not answer."""
-    from aiokafka import AIOKafkaConsumer, TopicPartition
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """What the log holds at or after an offset."""
 
-    probe = AIOKafkaConsumer(bootstrap_servers=broker, enable_auto_commit=False)
+    first: int | None  # the first record's offset; None: nothing there (yet)
+    log_start: int | None = None  # set when the offset is below the log's start
+
+
+async def first_record_at_or_after(broker: str, tp: TP, offset: int) -> Probe:
+    """Where the first record at or after `offset` is, asked by a consumer of its own.
+
+    An offset the log no longer holds (retention deleted it) is reported with the log's
+    start, never silently reset: the probe consumer has no reset policy of its own.
+    """
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+    from aiokafka.errors import OffsetOutOfRangeError
+
+    probe = AIOKafkaConsumer(
+        bootstrap_servers=broker, enable_auto_commit=False, auto_offset_reset="none"
+    )
     partition = TopicPartition(tp.topic, tp.partition)
     try:
         await probe.start()
         probe.assign([partition])
         probe.seek(partition, offset)
-        fetched = await probe.getmany(partition, timeout_ms=2000, max_records=1)
+        try:
+            fetched = await probe.getmany(partition, timeout_ms=2000, max_records=1)
+        except OffsetOutOfRangeError:
+            start = (await probe.beginning_offsets([partition]))[partition]
+            if start > offset:
+                return Probe(start, log_start=start)
+            return Probe(None)  # past the end: nothing to read there (yet)
     except Exception as exc:  # no answer: a later hole or stall check asks again
         log.warning("partition %d: could not read the log (%s)", tp.partition, exc)
-        return None
+        return Probe(None)
     finally:
         await probe.stop()
     records = fetched.get(partition, [])
-    return records[0].offset if records else None
+    return Probe(records[0].offset if records else None)

@@ -43,11 +43,30 @@ def crossval(
     writers: Annotated[
         str | None, typer.Option(help="Only these writers, comma-separated (default: all).")
     ] = None,
+    per_writer: Annotated[
+        int | None,
+        typer.Option(
+            min=4,
+            help="A fast subset: the first N/2 liked and N/2 disliked Task-1 records and "
+            "the first N/4 Task-3 contexts of each writer (CI's gate).",
+        ),
+    ] = None,
     l2: Annotated[
         float | None,
         typer.Option(min=0.0, help="L2 penalty (default: the scorer's shipped setting)."),
     ] = None,
     out: Annotated[Path | None, typer.Option(help="Write the full report (JSON) here.")] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            exists=True,
+            dir_okay=False,
+            help="A committed crossval report: exit 1 if this run is worse (the gate).",
+        ),
+    ] = None,
+    tolerance: Annotated[
+        float, typer.Option(min=0.0, help="How much worse than --baseline still passes.")
+    ] = 0.02,
     state_cache: Annotated[
         Path | None,
         typer.Option(
@@ -61,6 +80,7 @@ def crossval(
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
     """Leave-one-writer-out: train on all writers but one, test on that one, for each."""
+    from benchmark import crosswriter
     from benchmark import writers as corpus_mod
     from benchmark.errors import BenchmarkError
     from scorer.errors import ScorerError
@@ -76,6 +96,8 @@ def crossval(
         keep = {w.strip() for w in writers.split(",") if w.strip()}
         task1 = [r for r in task1 if r.writer in keep]
         task3 = [r for r in task3 if r.writer in keep]
+    if per_writer is not None:
+        task1, task3 = corpus_mod.first_per_writer(task1, task3, per_writer)
     names = sorted({r.writer for r in task1})
     if len(names) < 2:
         raise _fail(f"leave-one-writer-out needs at least 2 writers; found {len(names)}")
@@ -91,6 +113,7 @@ def crossval(
         "scorer": str(scorer),
         "version": version,
         "writers": names,
+        "per_writer": per_writer,
         "task1_records": len(task1),
         "task3_contexts": len(task3),
         **result,
@@ -98,6 +121,13 @@ def crossval(
     if out is not None:
         out.write_text(json.dumps(full, indent=2, ensure_ascii=False) + "\n")
     _show(full)
+    if baseline is not None:
+        worse = crosswriter.regressions(json.loads(baseline.read_text()), full, tolerance)
+        for line in worse:
+            typer.echo(f"REGRESSION {line}", err=True)
+        if worse:
+            raise typer.Exit(1)
+        typer.echo(f"PASS: no pooled figure below {baseline.name} by more than {tolerance}")
 
 
 def _judge(

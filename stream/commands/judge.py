@@ -52,8 +52,27 @@ def _print(value: object) -> None:
 
 @app.command("train")
 def train(
-    data: DataFiles,
     out: Annotated[Path, typer.Option("--out", help="Head directory to write (replaced).")],
+    data: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--data",
+            exists=True,
+            dir_okay=False,
+            readable=True,
+            help="UXBench Task-1 JSONL file; repeat for several (stratified folds).",
+        ),
+    ] = None,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(
+            exists=True,
+            file_okay=False,
+            help="A corpus root with task1/<group>.jsonl (writers, apps, weeks): one fold "
+            "per group, so calibration comes from groups each member never saw. Without "
+            "--data or --corpus: the bundled corpus.",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed for the folds, init and shuffling.")] = 0,
     folds: Annotated[
         int, typer.Option(help="Cross-fitting folds = MLPs in the ensemble head.", min=2)
@@ -69,10 +88,30 @@ def train(
     from scorer.errors import ScorerError
     from scorer.training import train_judge
 
-    examples = _examples(data)
-    typer.echo(f"{len(examples)} labelled dialogues from {len(data)} file(s)", err=True)
+    groups: list[str] | None = None
+    if data and corpus:
+        typer.echo("error: give --data or --corpus, not both", err=True)
+        raise typer.Exit(2)
+    if data:
+        examples = _examples(data)
+        where = f"{len(data)} file(s)"
+    else:
+        from benchmark import writers
+        from benchmark.errors import BenchmarkError
+
+        try:
+            records = writers.load_task1(corpus)
+        except BenchmarkError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+        examples = [(r.item.dialogue, r.item.label) for r in records]
+        groups = [r.writer for r in records]
+        where = f"{len(set(groups))} groups of {corpus or 'the bundled corpus'}"
+    typer.echo(f"{len(examples)} labelled dialogues from {where}", err=True)
     try:
-        report = train_judge(examples, out, seed=seed, folds=folds, l2=l2, model=model)
+        report = train_judge(
+            examples, out, seed=seed, folds=folds, l2=l2, model=model, groups=groups
+        )
     except ScorerError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

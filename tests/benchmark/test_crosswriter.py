@@ -77,3 +77,35 @@ def test_pooled_figures_carry_intervals() -> None:
 def test_pair_accuracy_counts_ties_as_half() -> None:
     p = np.array([0.9, 0.1, 0.5, 0.5, 0.2, 0.8])
     assert cw.pair_accuracy(p, [(0, 1), (2, 3), (4, 5)]) == pytest.approx(0.5)
+
+
+def _report(auroc: float, pair: float | None = None) -> dict:
+    pooled = {"auroc": auroc, "avg_acc": 0.8, "bad_acc": 0.8}
+    report: dict = {
+        "protocol": "leave-one-writer-out",
+        "scorer": "grm",
+        "writers": ["a", "b"],
+        "per_writer": None,
+        "task1_records": 10,
+        "task3_contexts": 2,
+        "task1": {"scorer": {"pooled": pooled}},
+    }
+    if pair is not None:
+        report["task3"] = {"verdicts": {"pooled": {"avg_acc": 0.9}}, "pair_accuracy": pair}
+    return report
+
+
+def test_the_gate_passes_within_tolerance_and_names_each_regression() -> None:
+    assert cw.regressions(_report(0.90, 0.95), _report(0.89, 0.94), tolerance=0.02) == []
+    worse = cw.regressions(_report(0.90, 0.95), _report(0.85, 0.80), tolerance=0.02)
+    assert worse == [
+        "task1 auroc: 0.8500 < baseline 0.9000 - 0.02",
+        "task3 pair_accuracy: 0.8000 < baseline 0.9500 - 0.02",
+    ]
+
+
+def test_the_gate_refuses_a_run_measured_another_way() -> None:
+    other = _report(0.99) | {"writers": ["a"]}
+    assert cw.regressions(_report(0.90), other, tolerance=0.02) == [
+        "writers: baseline ['a', 'b'], candidate ['a']"
+    ]

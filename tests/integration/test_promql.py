@@ -47,7 +47,7 @@ Start = Callable[..., LocalWorker]
 
 DASHBOARDS = REPO / "dashboards" / "json"
 SAMPLE_TRAFFIC = REPO / "stream" / "data" / "sample_traffic.jsonl"
-HELDOUT = REPO / "benchmark" / "data" / "task1_heldout.jsonl"
+HELDOUT = REPO / "tests" / "data" / "synthetic_task1.jsonl"
 
 # Grafana's built-in intervals, as a dashboard would send them for a short time range.
 GRAFANA_INTERVALS = {"__rate_interval": "1m", "__interval": "1m", "__range": "5m"}

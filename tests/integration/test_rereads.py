@@ -26,11 +26,12 @@ def test_the_probe_finds_the_first_record_at_or_after_an_offset(
     tp = TP(topic, partition)
 
     async def probe(offset: int) -> int | None:
-        return await first_record_at_or_after(broker, tp, offset)
+        return (await first_record_at_or_after(broker, tp, offset)).first
 
     assert asyncio.run(probe(0)) == 0
     assert asyncio.run(probe(3)) == 3
     assert asyncio.run(probe(5)) is None  # the end of the log: nothing to read there
+    assert asyncio.run(probe(1000)) is None  # past it: no reset of its own to the end
 
 
 def test_the_probe_steps_over_transaction_markers(broker: str, names: dict[str, str]) -> None:
@@ -49,7 +50,7 @@ def test_the_probe_steps_over_transaction_markers(broker: str, names: dict[str, 
     assert second > first + 1, "expected a commit marker between the two records"
     tp = TP(topic, offsets[0].partition)
     probed = asyncio.run(first_record_at_or_after(broker, tp, first + 1))
-    assert probed == second
+    assert probed.first == second and probed.log_start is None
 
 
 def test_a_worker_scores_every_turn_of_a_transactional_topic(

@@ -25,7 +25,7 @@ from tests.support.traffic import conversations, encode
 pytestmark = pytest.mark.integration
 
 Start = Callable[..., LocalWorker]
-HELDOUT = Path(__file__).resolve().parents[2] / "benchmark" / "data" / "task1_heldout.jsonl"
+HELDOUT = Path(__file__).resolve().parents[2] / "tests" / "data" / "synthetic_task1.jsonl"
 
 
 def scraping(worker: LocalWorker, workdir: Path) -> Prometheus:

@@ -25,6 +25,7 @@ from scorer.grm_threshold import (
 from scorer.prompts import LANGUAGES, ChatPrompt, TemplateError, default_template_path
 from scorer.runtime import Runtime
 from scorer.types import Dialogue, Turn, Verdict
+from scorer.verdict_head import DEFAULT_VERDICT_HEAD
 
 
 class FakeBackend:
@@ -209,7 +210,7 @@ def test_importing_grm_stays_cheap() -> None:
 
 @pytest.fixture(scope="module")
 def qwen() -> Iterator[GRM]:
-    grm = GRM(threshold=0.5, runtime=Runtime(threads=2, dtype="bfloat16"))
+    grm = GRM(threshold=0.5, runtime=Runtime(threads=2, dtype="bfloat16"), verdict_head=False)
     grm.load()
     yield grm
 
@@ -274,3 +275,43 @@ def test_edge_inputs_never_crash(qwen: GRM) -> None:
     assert len(scores) == len(edge)
     for s in scores:
         assert 0.0 <= s.p_satisfied <= 1.0 and s.extras["unparseable"] == 0.0
+
+
+@pytest.mark.models
+def test_the_served_margin_is_the_trained_heads_margin(qwen: GRM, tmp_path: Path) -> None:
+    """Training reads states and base margins; serving adapts the lm_head rows. Both must
+    give the same margin, or the calibration would not apply to live scores."""
+    import numpy as np
+
+    from scorer.grm_threshold import Threshold
+    from scorer.verdict_head import VerdictHead, save_verdict_head
+
+    states, base = qwen.answer_states(DIALOGUES)
+    rng = np.random.default_rng(0)
+    head = VerdictHead((rng.normal(size=states.shape[1]) * 0.01).astype(np.float32), 0.3)
+    save_verdict_head(
+        tmp_path / "h", head, Threshold(0.2, 0.5), {"model_id": qwen.base_version.split("+")[0]}
+    )
+    adapted = GRM(runtime=Runtime(threads=2, dtype="bfloat16"), verdict_head=tmp_path / "h")
+    adapted.load()
+    assert f"+h{head.version}" in adapted.version and adapted.threshold.margin == 0.2
+    served = [s.extras["margin"] for s in adapted.score(DIALOGUES)]
+    expected = head.margins(states, base)
+    assert np.allclose(served, expected, atol=0.15)
+    assert not np.allclose(served, base, atol=0.15)  # the head really moved them
+
+
+@pytest.mark.models
+@pytest.mark.skipif(not DEFAULT_VERDICT_HEAD.is_dir(), reason="no verdict head shipped yet")
+def test_the_shipped_verdict_head_loads_fast_and_is_used_by_default() -> None:
+    import time
+
+    base = GRM(runtime=Runtime(threads=2), verdict_head=False)
+    base.load()
+    started = time.perf_counter()
+    grm = GRM(runtime=Runtime(threads=2))
+    grm.load()
+    assert "+h" in grm.version and grm.threshold.meta.get("calibrated_on")
+    good, bad = grm.score(DIALOGUES[:2])
+    assert good.p_satisfied > bad.p_satisfied  # a sensible answer beats "I don't know"
+    assert time.perf_counter() - started < 60

@@ -158,7 +158,5 @@ def test_training_learns_the_obvious_signal(
     from scorer.encoder import E5Encoder
 
     assert isinstance(e5_encoder, E5Encoder)
-    report = train_judge(
-        labelled_dialogues, tmp_path / "h", encoder=e5_encoder, progress=False
-    )
+    report = train_judge(labelled_dialogues, tmp_path / "h", encoder=e5_encoder, progress=False)
     assert report.fitted.oof_metrics["auroc"] >= 0.8

@@ -10,12 +10,14 @@ from typer.testing import CliRunner
 
 from stream.commands import judge
 
-SEED = Path(__file__).resolve().parents[2] / "benchmark" / "data" / "task1_seed.jsonl"
+SEED = (
+    Path(__file__).resolve().parents[2] / "benchmark" / "data" / "writers" / "task1" / "w01.jsonl"
+)
 runner = CliRunner()
 
 
 def _labelled_file(tmp_path: Path, per_label: int) -> Path:
-    """The first `per_label` liked and disliked records of the seed corpus, in one file."""
+    """The first `per_label` liked and disliked records of one corpus writer, in one file."""
     counts = {1: 0, -1: 0}
     lines = []
     for line in SEED.read_text(encoding="utf-8").splitlines():

@@ -5,8 +5,10 @@ test_rereads.py and the restart tests in tests/integration/test_pipeline.py."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Mapping
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from faust.types import TP
@@ -14,7 +16,7 @@ from prometheus_client import CollectorRegistry, Counter
 
 import stream.reading
 from stream.offsets import Hole
-from stream.reading import Reader
+from stream.reading import Probe, Reader
 
 P0 = TP("uxmon.turns", 0)
 
@@ -34,8 +36,11 @@ class RecordingConsumer:
 def log_holding(monkeypatch: pytest.MonkeyPatch, present: set[int]) -> None:
     """Answers the probe: the first offset at or after the asked one that holds a record."""
 
-    async def first(broker: str, tp: TP, offset: int) -> int | None:
-        return min((o for o in present if o >= offset), default=None)
+    async def first(broker: str, tp: TP, offset: int) -> Probe:
+        start = min(present, default=0)
+        if offset < start:  # retention deleted it
+            return Probe(start, log_start=start)
+        return Probe(min((o for o in present if o >= offset), default=None))
 
     monkeypatch.setattr(stream.reading, "first_record_at_or_after", first)
 
@@ -50,8 +55,10 @@ def reader(consumer: RecordingConsumer, monkeypatch: pytest.MonkeyPatch) -> Read
     monkeypatch.setattr(stream.reading, "REREAD_WAIT_S", 0.01)
     monkeypatch.setattr(stream.reading, "REREAD_MAX_WAIT_S", 0.02)
     app = SimpleNamespace(consumer=consumer, rebalancing=False)
-    rereads = Counter("rereads", "test", registry=CollectorRegistry())
-    reading = Reader(app, "127.0.0.1:1", rereads)  # type: ignore[arg-type]
+    registry = CollectorRegistry()
+    rereads = Counter("rereads", "test", registry=registry)
+    resets = Counter("resets", "test", registry=registry)
+    reading = Reader(app, "127.0.0.1:1", rereads, resets)  # type: ignore[arg-type]
     reading.cursors.start({P0: 12})
     return reading
 
@@ -94,6 +101,23 @@ def test_offsets_the_log_holds_no_record_for_are_skipped(
     assert consumer.seeks == [{P0: 15}]  # 15 waited, so it is read again
     assert reader.rereads._value.get() == 0
     assert [e.message.offset for e in reader.admit([message(15)])] == [15]
+
+
+def test_records_deleted_by_retention_move_the_cursor_to_the_log_start(
+    reader: Reader, consumer: RecordingConsumer, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    log_holding(monkeypatch, {40, 41, 42})  # 12..39 are gone: retention outran the commit
+
+    async def scenario() -> None:
+        reader.admit([message(40)])  # faust's own reset jumped there; the cursor says 12
+        await asyncio.gather(*reader._rereading.values())
+
+    with caplog.at_level(logging.WARNING, logger="stream.reading"):
+        asyncio.run(scenario())
+    assert reader.cursors.next(P0) == 40 and consumer.seeks == [{P0: 40}]
+    assert reader.offset_resets._value.get() == 1 and reader.rereads._value.get() == 0
+    assert "deleted by retention" in caplog.text
+    assert [e.message.offset for e in reader.admit([message(40)])] == [40]
 
 
 def test_a_new_assignment_stops_the_re_read_of_the_old_one(

@@ -48,7 +48,7 @@ def ts(text: str) -> float:
 
 def plan(tmp_path: Path, **changes: object) -> Plan:
     fields: dict[str, object] = {
-        "data": "benchmark/data/task1_heldout.jsonl",
+        "data": "tests/data/synthetic_task1.jsonl",
         "task": "task1",
         "targets": (UX_JUDGE,),
         "schedule": Schedule(3600),
