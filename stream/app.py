@@ -309,10 +309,15 @@ class Service:
         await asyncio.gather(*pending)  # outputs are on the broker before state moves on
         for conversation_id, state in plan.states.items():
             self.table[conversation_id.encode()] = state.to_json()
-        await self.app.producer.flush()
+        await self._confirm_state()
         self._count(plan, done, dead, scoring, scored_at)
         self._count_signals(signals)
         self._note_handled(records)
+
+    async def _confirm_state(self) -> None:
+        """Wait until the broker has every state write: the offsets commit after this."""
+        await asyncio.gather(*self.table.take_unconfirmed())
+        await self.app.producer.flush()
 
     async def _send_signals(self, signals: Sequence[tuple[str, Signal]]) -> list[Any]:
         pending = []
@@ -460,7 +465,7 @@ class Service:
         await asyncio.gather(*await self._send_signals(signals))
         for key, state in changed.items():
             self.table[key] = state.to_json()
-        await self.app.producer.flush()
+        await self._confirm_state()
         self._count_signals(signals)
 
     async def _caught_up(self) -> list[TP]:
@@ -498,6 +503,7 @@ class Service:
         stale = [k for k, v in mine if v.get("touched_at", 0) < cutoff]
         for key in stale:
             del self.table[key]
+        await self._confirm_state()
         self.metrics.evicted.inc(len(stale))
         self.metrics.conversations.set(len(mine) - len(stale))
 

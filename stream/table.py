@@ -5,10 +5,16 @@ micro-batch spans partitions, so that would file a conversation under whichever
 partition's event came last, and a worker taking over the partition after a rebalance
 would not find it. Each state value records the partition its events come from; the
 changelog uses exactly that partition.
+
+faust queues changelog writes in its producer buffer, and its `flush()` gives up waiting
+after 0.1 s without a send, so "flushed" does not mean "on the broker". The table keeps
+each write's delivery future until `take_unconfirmed()`, so the worker can await them
+before it lets the batch's offsets commit.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import faust
@@ -16,6 +22,19 @@ import faust
 
 class ConversationTable(faust.Table):
     _next_partition: int | None = None
+    _unconfirmed: list[asyncio.Future[Any]] | None = None
+
+    def send_changelog(self, *args: Any, **kwargs: Any) -> Any:
+        sent = super().send_changelog(*args, **kwargs)
+        if self._unconfirmed is None:
+            self._unconfirmed = []
+        self._unconfirmed.append(sent)
+        return sent
+
+    def take_unconfirmed(self) -> list[asyncio.Future[Any]]:
+        """The delivery futures of the changelog writes since the last call."""
+        taken, self._unconfirmed = self._unconfirmed or [], []
+        return taken
 
     def on_key_set(self, key: Any, value: Any) -> None:
         self._next_partition = value["partition"]

@@ -38,7 +38,7 @@ from stream.validation import (
 from tests.support.scorers import Keyword
 
 ROOT = Path(__file__).resolve().parents[2]
-BASELINE = ROOT / "benchmark" / "baselines" / "ux_judge.task1.json"
+BASELINE = ROOT / "tests" / "data" / "sample_bench_report.json"  # a real `uxmon bench` report
 UX_JUDGE = Target(spec="ux_judge", name="ux_judge", version="")
 
 
