@@ -45,10 +45,12 @@ from stream.metrics import (
     GRM_BUDGET,
     GRM_SKIPPED,
     GRM_VERDICTS,
+    OFFSET_RESETS,
     REREADS,
     SCORER_ERRORS,
     SCORING_SECONDS,
     TURNS_SCORED,
+    UNKNOWN_FIELDS,
     WORKER,
 )
 
@@ -94,6 +96,7 @@ def build() -> Dashboard:
             [
                 Query(total(rate(EVENTS_CONSUMED, _JOB)), "consumed"),
                 Query(total(rate(EVENTS_REDELIVERED, _JOB)), "redelivered (skipped)"),
+                Query(total(rate(UNKNOWN_FIELDS, _JOB)), "unknown fields ignored"),
             ],
             unit=PER_SECOND,
         ),
@@ -212,11 +215,16 @@ def build() -> Dashboard:
         graph(
             "Rebalances and re-reads",
             "Partition assignments each worker received in the interval (one per "
-            "rebalance it saw), and seeks back to re-read records the consumer skipped "
-            "around a rebalance.",
+            "rebalance it saw), seeks back to re-read records the consumer skipped "
+            "around a rebalance, and jumps to the log start over records retention "
+            "deleted before they were applied (any is data loss: raise retention).",
             [
                 Query(total(increase(ASSIGNMENTS, _JOB), "instance"), "{{instance}} assignments"),
                 Query(total(increase(REREADS, _JOB), "instance"), "{{instance}} re-reads"),
+                Query(
+                    total(increase(OFFSET_RESETS, _JOB), "instance"),
+                    "{{instance}} retention resets",
+                ),
             ],
             unit=COUNT,
             bars=True,

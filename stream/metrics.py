@@ -292,6 +292,8 @@ def all_metric_names() -> list[str]:
             ASSIGNMENTS,
             ASSIGNED_PARTITIONS,
             REREADS,
+            OFFSET_RESETS,
+            UNKNOWN_FIELDS,
             f"{WORKER}_info",
             SCORER_ERRORS,
             REACTIONS,
