@@ -42,6 +42,7 @@ from stream.metrics import (
     EVENTS_REDELIVERED,
     EVENTS_REJECTED,
     EVICTED,
+    GRM_BACKEND_STATE,
     GRM_BUDGET,
     GRM_SKIPPED,
     GRM_VERDICTS,
@@ -179,6 +180,14 @@ def build() -> Dashboard:
             "GRM verdicts available now in each worker's token bucket; at 0 the cascade "
             "skips turns for budget.",
             [Query(total(select(GRM_BUDGET, _JOB), "instance"), "{{instance}}")],
+            unit=COUNT,
+        ),
+        graph(
+            "GRM backend circuit",
+            "Each worker's circuit breaker to the GRM server: 0 closed, 1 half-open (one "
+            "trial call), 2 open (calls refused until the cool-down ends). A local model "
+            "stays at 0.",
+            [Query(total(select(GRM_BACKEND_STATE, _JOB), "instance"), "{{instance}}")],
             unit=COUNT,
         ),
     )

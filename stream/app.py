@@ -403,7 +403,11 @@ class Service:
 
     async def _measure_lag(self) -> None:
         """Records in the log not applied yet, per owned partition, on a timer: a stalled
-        partition's lag grows here even though no batch touches it."""
+        partition's lag grows here even though no batch touches it. The GRM backend's
+        circuit state is sampled on the same tick."""
+        health = getattr(self.grm, "health", None)  # not part of the Scorer protocol
+        if health is not None:
+            self.metrics.grm_backend_state.set(float(health().get("state_code", 0.0)))
         consumer = self.app.consumer
         cursors = self.reader.cursors.positions()
         for tp in consumer.assignment():

@@ -26,6 +26,7 @@ EVICTED = "uxmon_conversations_evicted_total"
 ASSIGNMENTS = "uxmon_partition_assignments_total"
 ASSIGNED_PARTITIONS = "uxmon_assigned_partitions"
 REREADS = "uxmon_partition_rereads_total"
+GRM_BACKEND_STATE = "uxmon_grm_backend_state"
 OFFSET_RESETS = "uxmon_partition_offset_resets_total"
 WORKER = "uxmon_worker"  # Info: exported as uxmon_worker_info
 SCORER_ERRORS = "uxmon_scorer_errors_total"
@@ -156,6 +157,11 @@ class Metrics:
         )
         self.assigned_partitions = Gauge(
             ASSIGNED_PARTITIONS, "Turns-topic partitions this worker owns now.", registry=r
+        )
+        self.grm_backend_state = Gauge(
+            GRM_BACKEND_STATE,
+            "The GRM backend's circuit: 0 closed (or a local model), 1 half-open, 2 open.",
+            registry=r,
         )
         self.offset_resets = Counter(
             OFFSET_RESETS,
@@ -294,6 +300,7 @@ def all_metric_names() -> list[str]:
             REREADS,
             OFFSET_RESETS,
             UNKNOWN_FIELDS,
+            GRM_BACKEND_STATE,
             f"{WORKER}_info",
             SCORER_ERRORS,
             REACTIONS,

@@ -185,6 +185,9 @@ class OpenAIBackend:
                 problem = f"timed out after {self._timeout_s} s"
             except httpx.TransportError as exc:
                 problem = f"transport error {type(exc).__name__}"
+            except Exception as exc:  # e.g. httpx.DecodingError: still the server's failure,
+                # and it must settle a half-open trial, or the breaker never closes again
+                problem = f"unexpected {type(exc).__name__}"
             else:
                 status = response.status_code
                 if status < 400:

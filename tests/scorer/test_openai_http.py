@@ -325,3 +325,27 @@ def test_api_key_never_in_logs_or_errors(
 def test_openai_backend_needs_url_and_model() -> None:
     with pytest.raises(BackendError, match="base_url and model_name"):
         GRM(backend="openai")
+
+
+def test_an_undecodable_body_counts_as_a_failure_and_settles_the_trial(
+    server: tuple[str, Stub],
+) -> None:
+    # httpx raises DecodingError (neither a timeout nor a transport error) for a body that
+    # says gzip and is not; a half-open trial must still resolve, or the circuit never closes.
+    url, stub = server
+    breaker = CircuitBreaker(failure_threshold=1, cooldown_s=0.2)
+    b = backend(url, retries=0, breaker=breaker)
+    stub.default = Action(headers={"content-encoding": "gzip"})
+    with pytest.raises(BackendUnavailableError, match="unexpected DecodingError"):
+        b.verdict_logprobs([PROMPT])
+    assert breaker.state == "open"
+    time.sleep(0.25)
+    assert breaker.state == "half_open"
+    with pytest.raises(BackendUnavailableError):  # the failed trial re-opens it
+        b.verdict_logprobs([PROMPT])
+    assert breaker.state == "open"
+    time.sleep(0.25)
+    stub.default = Action()
+    [lp] = b.verdict_logprobs([PROMPT])  # and the next trial, healthy, closes it
+    b.close()
+    assert lp.good is not None and breaker.state == "closed"
