@@ -94,9 +94,10 @@ def fit_verdict_head(
     def loss() -> torch.Tensor:
         optimizer.zero_grad()
         logits = offset + z @ direction + bias
-        value = torch.nn.functional.binary_cross_entropy_with_logits(
-            logits, target, weight=w
-        ) + l2 * direction.pow(2).sum() / 2
+        value = (
+            torch.nn.functional.binary_cross_entropy_with_logits(logits, target, weight=w)
+            + l2 * direction.pow(2).sum() / 2
+        )
         value.backward()
         return value
 
@@ -192,8 +193,7 @@ def load_verdict_head(directory: Path, hidden: int, model_id: str) -> VerdictHea
         )
     if meta.get("model_id") not in (None, model_id):
         raise VerdictHeadError(
-            f"the verdict head in {directory} was trained on {meta.get('model_id')}, "
-            f"not {model_id}"
+            f"the verdict head in {directory} was trained on {meta.get('model_id')}, not {model_id}"
         )
     bias = float(tensors["bias"].double().numpy()[0])
     if not math.isfinite(bias):
