@@ -90,7 +90,8 @@ class GRM:
         over HTTP); `verdict_head`: True = the trained head shipped with uxmon (local backend
         only), False = the base model's own verdict rows, or a head directory."""
         self._language: Language = language_words(language)
-        self._head_dir = _verdict_head_dir(verdict_head, backend)
+        self._head_dir = _verdict_head_dir(verdict_head, backend, model)
+        self._head_required = verdict_head is not True  # the default is best effort
         self._templates: dict[Mode, Template] = {
             "reply": load_template("reply", language, template),
             "recovery": load_template("recovery", language, recovery_template),
@@ -161,9 +162,12 @@ class GRM:
         self._backend.load()
         if self._head_dir is not None:
             use = getattr(self._backend, "use_verdict_head", None)
-            if use is None:
+            if use is not None:
+                self._head = use(self._head_dir)
+            elif self._head_required:
                 raise ScorerError("a verdict head needs the local backend")
-            self._head = use(self._head_dir)
+            else:  # a stand-in backend: the shipped head has nothing to adapt
+                self._head_dir = None
         meter = self._backend.meter()
         for mode, tmpl in self._templates.items():
             empty = tmpl.render(dict.fromkeys(PLACEHOLDERS[mode], ""))
@@ -243,12 +247,13 @@ class GRM:
         return Score(self.threshold.p_good(margin), verdict, self.name, version, elapsed, extras)
 
 
-def _verdict_head_dir(choice: str | Path | bool, backend: str) -> Path | None:
+def _verdict_head_dir(choice: str | Path | bool, backend: str, model: str | None) -> Path | None:
     if choice is False:
         return None
     if choice is True:
-        # The shipped head adapts the bundled local model; a served model keeps its own.
-        shipped = DEFAULT_VERDICT_HEAD.is_dir() and backend == "local"
+        # The shipped head adapts the bundled local model only; another local model or a
+        # served one keeps its own verdict rows.
+        shipped = DEFAULT_VERDICT_HEAD.is_dir() and backend == "local" and model is None
         return DEFAULT_VERDICT_HEAD if shipped else None
     return Path(choice)
 

@@ -47,7 +47,10 @@ Start = Callable[..., LocalWorker]
 
 DASHBOARDS = REPO / "dashboards" / "json"
 SAMPLE_TRAFFIC = REPO / "stream" / "data" / "sample_traffic.jsonl"
-HELDOUT = REPO / "tests" / "data" / "synthetic_task1.jsonl"
+# Validation data whose labels the shipped judge agrees with (it was trained on this
+# writer): the corrected-rate rules need a scorer better than chance (Youden J > 0), and
+# this test is about the plumbing from validation to rules, not about quality.
+HELDOUT = REPO / "benchmark" / "data" / "writers" / "task1" / "w04.jsonl"
 
 # Grafana's built-in intervals, as a dashboard would send them for a short time range.
 GRAFANA_INTERVALS = {"__rate_interval": "1m", "__interval": "1m", "__range": "5m"}
