@@ -174,9 +174,9 @@ def _pct(value: float) -> str:
     return f"{100 * value:.1f}"
 
 
-def _ci(pair: list[float] | tuple[float, float], scale: float = 100) -> str:
+def _ci(pair: list[float], percent: bool = True) -> str:
     low, high = pair
-    return f"{scale * low:.1f}-{scale * high:.1f}" if scale == 100 else f"{low:.3f}-{high:.3f}"
+    return f"{100 * low:.1f}-{100 * high:.1f}" if percent else f"{low:.3f}-{high:.3f}"
 
 
 def _show(full: dict[str, Any]) -> None:
@@ -193,7 +193,7 @@ def _show(full: dict[str, Any]) -> None:
             name,
             str(f["n"]),
             f"{f['auroc']:.3f}",
-            _ci(f["auroc_ci"], 1),
+            _ci(f["auroc_ci"], percent=False),
             _pct(f["good_acc"]),
             _pct(f["bad_acc"]),
             _pct(f["avg_acc"]),
