@@ -208,7 +208,11 @@ def calibrate_grm(
 
     if heldout is not None and heldout.resolve() == data.resolve():
         raise typer.BadParameter("--heldout must differ from --data", param_hint="--heldout")
-    grm = GRM(language=language, threshold=0.5, runtime=Runtime(threads=threads))
+    # The base model's cut (grm_default.json serves a GRM without a verdict head; a head
+    # carries its own, fitted by `uxmon grm train`).
+    grm = GRM(
+        language=language, threshold=0.5, runtime=Runtime(threads=threads), verdict_head=False
+    )
     grm.load()
     fit_on = _stratified(_load(data), n, seed)
     typer.echo(f"calibrating on {len(fit_on)} records of {data.name}", err=True)
