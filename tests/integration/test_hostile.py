@@ -14,6 +14,7 @@ import pytest
 
 from stream.local import LocalWorker
 from tests.support.services import produce, read_topic
+from tests.support.traffic import turn_event
 
 pytestmark = pytest.mark.integration
 
@@ -24,16 +25,7 @@ T0 = datetime.now(UTC) - timedelta(minutes=5)
 def turn(
     cid: str, tid: str, role: str, seconds: float, text: str = "你好", **extra: object
 ) -> dict:
-    return {
-        "schema_version": 1,
-        "type": "turn",
-        "conversation_id": cid,
-        "turn_id": tid,
-        "role": role,
-        "text": text,
-        "ts": (T0 + timedelta(seconds=seconds)).isoformat(),
-        **extra,
-    }
+    return turn_event(cid, tid, role, T0 + timedelta(seconds=seconds), text, **extra)
 
 
 def raw(event: dict) -> bytes:

@@ -13,7 +13,7 @@ import pytest
 from stream.local import LocalWorker
 from tests.integration.conftest import TEST_SCORER
 from tests.support.services import committed_offsets, produce, read_topic
-from tests.support.traffic import conversations, encode
+from tests.support.traffic import conversations, encode, turn_event
 
 pytestmark = pytest.mark.integration
 
@@ -49,33 +49,21 @@ def test_every_assistant_turn_is_scored_exactly_once(
     assert worker.total("uxmon_batch_size_sum") == len(expected)
 
 
-def _turn(cid: str, tid: str, role: str, ts: datetime, text: str = "你好") -> dict:
-    return {
-        "schema_version": 1,
-        "type": "turn",
-        "conversation_id": cid,
-        "turn_id": tid,
-        "role": role,
-        "text": text,
-        "ts": ts.isoformat(),
-    }
-
-
 def test_bad_input_goes_to_the_dead_letter_topic_and_the_stream_goes_on(
     broker: str, names: dict[str, str], start_worker: Start
 ) -> None:
     t0 = datetime.now(UTC) - timedelta(minutes=1)
     good = [
-        _turn("ok-1", "u1", "user", t0),
-        _turn("ok-1", "a1", "assistant", t0 + timedelta(seconds=1)),
-        _turn("ok-2", "u1", "user", t0),
-        _turn("ok-2", "a1", "assistant", t0 + timedelta(seconds=3)),
+        turn_event("ok-1", "u1", "user", t0),
+        turn_event("ok-1", "a1", "assistant", t0 + timedelta(seconds=1)),
+        turn_event("ok-2", "u1", "user", t0),
+        turn_event("ok-2", "a1", "assistant", t0 + timedelta(seconds=3)),
     ]
 
     def raw(event: dict) -> bytes:
         return json.dumps(event, ensure_ascii=False).encode()
 
-    schema_bad = _turn("bad-s", "a1", "assistant", t0)
+    schema_bad = turn_event("bad-s", "a1", "assistant", t0)
     del schema_bad["role"]
     bad: list[tuple[bytes | None, bytes, str]] = [
         (b"bad-u", b"\xff\xfe\x00not utf8", "undecodable"),
@@ -83,24 +71,28 @@ def test_bad_input_goes_to_the_dead_letter_topic_and_the_stream_goes_on(
         (b"bad-o", b"[1, 2, 3]", "not_an_object"),
         (
             b"bad-v",
-            raw({**_turn("bad-v", "u1", "user", t0), "schema_version": 2}),
+            raw({**turn_event("bad-v", "u1", "user", t0), "schema_version": 2}),
             "unknown_schema_version",
         ),
-        (b"bad-t", raw({**_turn("bad-t", "u1", "user", t0), "type": "reaction"}), "unknown_type"),
+        (
+            b"bad-t",
+            raw({**turn_event("bad-t", "u1", "user", t0), "type": "reaction"}),
+            "unknown_type",
+        ),
         (b"bad-s", raw(schema_bad), "schema_violation"),
-        (b"bad-l", raw(_turn("bad-l", "u1", "user", t0, text="长" * 600)), "over_limit"),
+        (b"bad-l", raw(turn_event("bad-l", "u1", "user", t0, text="长" * 600)), "over_limit"),
         (
             b"bad-f",
-            raw(_turn("bad-f", "u1", "user", datetime.now(UTC) + timedelta(hours=2))),
+            raw(turn_event("bad-f", "u1", "user", datetime.now(UTC) + timedelta(hours=2))),
             "future_timestamp",
         ),
         (b"ok-1", raw(good[1]), "duplicate"),  # the same assistant turn again
         (
             b"ok-2",
-            raw(_turn("ok-2", "a0", "assistant", t0 - timedelta(seconds=30))),
+            raw(turn_event("ok-2", "a0", "assistant", t0 - timedelta(seconds=30))),
             "out_of_order",
         ),
-        (b"someone-else", raw(_turn("bad-k", "u1", "user", t0)), "key_mismatch"),
+        (b"someone-else", raw(turn_event("bad-k", "u1", "user", t0)), "key_mismatch"),
     ]
     worker = start_worker(max_text_chars=500)
 

@@ -46,6 +46,22 @@ def conversation(
     return events
 
 
+def turn_event(
+    cid: str, tid: str, role: str, ts: datetime, text: str = "你好", **extra: object
+) -> dict[str, Any]:
+    """One turn event, with any extra (or unknown) fields."""
+    return {
+        "schema_version": 1,
+        "type": "turn",
+        "conversation_id": cid,
+        "turn_id": tid,
+        "role": role,
+        "text": text,
+        "ts": ts.isoformat(),
+        **extra,
+    }
+
+
 def conversations(n: int, exchanges: int = 2) -> list[dict[str, Any]]:
     return [e for i in range(n) for e in conversation(i, exchanges)]
 
