@@ -298,3 +298,40 @@ def task3_item(record: Mapping[str, Any]) -> Task3Item:
         _optional_text(record, "scenario", cid),
         _optional_text(record, "failure_dimension", cid),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryCandidate:
+    """A recovery attempt with its label: did it fix the failure (1) or not (0)?"""
+
+    item: Task3Item  # with the candidate as its reply
+    label: int
+    pair: str | None  # candidates of one context share it (fixing vs non-fixing)
+
+
+def task3_candidates(record: Mapping[str, Any]) -> list[RecoveryCandidate]:
+    """Labelled recovery attempts of a Task-3 record, in either shape: `fixing_reply` and
+    `non_fixing_reply` (two candidates, a pair), or `candidate_reply` with `label` (1 fixes,
+    0 or -1 does not) and an optional `pair` id."""
+    item = task3_item(record)
+    # (a loader that unifies columns gives every record both shapes' keys, unused ones None)
+    if record.get("fixing_reply") is not None or record.get("non_fixing_reply") is not None:
+        attempts = []
+        for name, label, suffix in (
+            ("fixing_reply", LIKED, "fix"),
+            ("non_fixing_reply", DISLIKED, "nofix"),
+        ):
+            reply = response_text(record.get(name), item.cid, name)
+            candidate = replace(item.with_reply(reply), cid=f"{item.cid}#{suffix}")
+            attempts.append(RecoveryCandidate(candidate, label, item.cid))
+        return attempts
+    if record.get("candidate_reply") is None:
+        raise RecordError(
+            item.cid, "candidate_reply", "missing (or give fixing_reply and non_fixing_reply)"
+        )
+    reply = response_text(record["candidate_reply"], item.cid, "candidate_reply")
+    label = label_of(record.get("label"), item.cid)
+    pair = record.get("pair")
+    return [
+        RecoveryCandidate(item.with_reply(reply), label, pair if isinstance(pair, str) else None)
+    ]

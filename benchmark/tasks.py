@@ -14,6 +14,10 @@ versions are never compared silently.
 - task2 (UX Eval): Good% = share of the supplied replies rated good. Items without a
   reply are reported as missing and are outside the denominator; a reply whose judgment
   failed counts as not good. `good_pct_valid` uses only valid judgments.
+- task3_judge (recovery verdicts): labelled recovery attempts (a Task-3 context with a
+  candidate reply that fixes the failure or not); the task-1 metrics of the verdicts, plus
+  `pair_accuracy`, the share of contexts whose fixing attempt scores above its
+  non-fixing one (ties count half).
 - task3 (UX Recovery): Recovery Rate = share of recovery replies rated good, with both
   denominators: `recovery_rate` over all items (a missing reply or a failed judgment is
   not a recovery; comparable with UXBench's published rates) and `recovery_rate_valid`
@@ -38,7 +42,13 @@ from benchmark.metrics import Confusion, Interval, ReliabilityBin
 from benchmark.provenance import DataSource, data_files, describe, digest, fingerprint
 from benchmark.responses import load_responses
 from benchmark.result import ItemResult, Metric, Status
-from benchmark.uxbench import TASK1_CONFIGS, load_task1, load_task2, load_task3
+from benchmark.uxbench import (
+    TASK1_CONFIGS,
+    load_task1,
+    load_task2,
+    load_task3,
+    load_task3_candidates,
+)
 from scorer.types import Dialogue
 
 LEVEL = 0.95
@@ -182,6 +192,18 @@ def _task3_case(item: Task3Item, replies: Mapping[str, str]) -> Case:
     return Case(item.cid, dialogue, None, {"scenario": item.scenario, "dimension": item.dimension})
 
 
+def _task3_judge_cases(source: str, limit: int | None, _: Mapping[str, str] | None) -> list[Case]:
+    return [
+        Case(
+            c.item.cid,
+            c.item.dialogue,
+            c.label,
+            {"scenario": c.item.scenario, "dimension": c.item.dimension, "pair": c.pair or ""},
+        )
+        for c in load_task3_candidates(source, limit=limit)
+    ]
+
+
 # --- what counts as success on one item ---
 
 
@@ -301,6 +323,28 @@ def _summarise_task1(results: Sequence[ItemResult]) -> Summary:
     )
 
 
+def pair_accuracy(results: Sequence[ItemResult]) -> float:
+    """Share of pairs (same `pair` group, one label 1 and one 0, both scored) whose label-1
+    member scores higher; ties count half. NaN without pairs."""
+    pairs: dict[str, dict[int, float]] = {}
+    for r in results:
+        pair = r.groups.get("pair")
+        if pair and r.status == "scored" and r.score is not None and r.label is not None:
+            pairs.setdefault(pair, {})[r.label] = r.score
+    wins = [
+        1.0 if p[1] > p[0] else 0.5 if p[1] == p[0] else 0.0
+        for p in pairs.values()
+        if set(p) == {0, 1}
+    ]
+    return sum(wins) / len(wins) if wins else math.nan
+
+
+def _summarise_task3_judge(results: Sequence[ItemResult]) -> Summary:
+    summary = _summarise_task1(results)
+    summary.metrics["pair_accuracy"] = pair_accuracy(results)
+    return summary
+
+
 def _counts(results: Sequence[ItemResult]) -> dict[str, int]:
     return {
         "n": len(results),
@@ -415,6 +459,20 @@ TASK2 = register(
         load_cases=_task2_cases,
         outcome=_good_among_replies,
         summarise=_summarise_task2,
+    )
+)
+TASK3_JUDGE = register(
+    Task(
+        name="task3_judge",
+        version="1",
+        title="Recovery verdicts: did the attempt fix the failure?",
+        configs=("task3_recovery",),
+        headline="avg_acc",
+        balanced=True,
+        response_field=None,
+        load_cases=_task3_judge_cases,
+        outcome=_judged_correctly,
+        summarise=_summarise_task3_judge,
     )
 )
 TASK3 = register(

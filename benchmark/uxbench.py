@@ -27,12 +27,14 @@ from typing import Any, Literal, TypeVar
 from benchmark.adapters import (
     DISLIKED,
     LIKED,
+    RecoveryCandidate,
     Task1Item,
     Task2Item,
     Task3Item,
     response_text,
     task1_item,
     task2_item,
+    task3_candidates,
     task3_item,
 )
 from benchmark.errors import RecordError, SourceError
@@ -236,3 +238,12 @@ def load_task3(
 ) -> list[Task3Item]:
     cfg = None if Path(source).is_file() else config
     return _adapt(load_records(source, cfg, split, limit), task3_item, on_error, skipped, "Task-3")
+
+
+def load_task3_candidates(
+    source: Source, *, split: str = "test", limit: int | None = None
+) -> list[RecoveryCandidate]:
+    """Labelled recovery attempts (benchmark.adapters.task3_candidates) from a file or a
+    directory of files; `limit` counts records (contexts)."""
+    records = load_records(source, None, split, limit)
+    return [c for record in records for c in task3_candidates(record)]

@@ -66,7 +66,7 @@ from stream.step import (
     signal_record,
     split_scored,
 )
-from stream.table import ConversationTable
+from stream.table import ConversationTable, handled_key, is_handled_key
 from stream.validation import Validator
 
 log = logging.getLogger("uxmon")
@@ -246,6 +246,10 @@ class Service:
     def _load_state(self, conversation_id: str) -> ConversationState:
         return ConversationState.from_json(self.table.get(conversation_id.encode()))
 
+    def _handled_before(self, partition: int) -> int:
+        mark = self.table.get(handled_key(partition))
+        return int(mark["offset"]) if mark else -1
+
     async def handle(self, records: Sequence[Record]) -> BatchPlan:
         async with self._state_lock:
             return await self._handle(records)
@@ -255,6 +259,7 @@ class Service:
         plan = plan_batch(
             records,
             self._load_state,
+            handled_before=self._handled_before,
             limits=self.limits,
             now=now,
             bounds=self.bounds,
@@ -309,6 +314,8 @@ class Service:
         await asyncio.gather(*pending)  # outputs are on the broker before state moves on
         for conversation_id, state in plan.states.items():
             self.table[conversation_id.encode()] = state.to_json()
+        for partition, offset in plan.handled.items():
+            self.table[handled_key(partition)] = {"partition": partition, "offset": offset}
         await self._confirm_state()
         self._count(plan, done, dead, scoring, scored_at)
         self._count_signals(signals)
@@ -438,7 +445,7 @@ class Service:
             open_episodes = 0
             for key, value in list(self.table.items()):
                 if not value or not (value.get("awaiting") or value.get("episode")):
-                    continue
+                    continue  # nothing to time out (or a partition's handled mark)
                 if value.get("partition") not in active:
                     continue  # a standby copy: its owner follows its time
                 state = ConversationState.from_json(value)
@@ -503,7 +510,11 @@ class Service:
     async def _evict_idle(self) -> None:
         cutoff = time.time() - self.settings.conversation_ttl_s
         active = self._active_partitions()
-        mine = [(k, v) for k, v in list(self.table.items()) if v and v.get("partition") in active]
+        mine = [
+            (k, v)
+            for k, v in list(self.table.items())
+            if v and v.get("partition") in active and not is_handled_key(k)
+        ]
         stale = [k for k, v in mine if v.get("touched_at", 0) < cutoff]
         for key in stale:
             del self.table[key]

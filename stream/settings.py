@@ -181,7 +181,9 @@ class Settings(BaseSettings):
         description="Benchmark data the live scorers are validated on: 'hub', a "
         ".jsonl/.json/.parquet file or a hub-like directory. Unset: validation is off.",
     )
-    validation_task: str = Field("task1", description="Benchmark task: task1 | task2 | task3.")
+    validation_task: str = Field(
+        "task1", description="Benchmark task: task1 | task2 | task3 | task3_judge."
+    )
     validation_responses: Path | None = Field(
         None, description="Replies to judge for task2/task3 (JSONL, see `uxmon bench`)."
     )

@@ -73,6 +73,7 @@ class BatchPlan:
     redelivered: int = 0
     consumed: int = 0
     unknown_fields: int = 0  # ignored fields on the batch's valid events
+    handled: dict[int, int] = field(default_factory=dict)  # partition -> last offset handled
 
 
 def plan_batch(
@@ -83,11 +84,25 @@ def plan_batch(
     now: datetime,
     bounds: Bounds,
     tracking: Tracking,
+    handled_before: Callable[[int], int] = lambda partition: -1,
 ) -> BatchPlan:
-    """Validate and fold a batch in order; the last state of each conversation wins."""
+    """Validate and fold a batch in order; the last state of each conversation wins.
+
+    `handled_before(partition)` is the last offset a previous batch handled there (state
+    written, valid or not): a record at or before it is a replay after a crash and is
+    skipped whole, so a rejected record is neither dead-lettered nor counted twice.
+    """
     plan = BatchPlan(consumed=len(records))
     now_s = now.timestamp()
+    marks: dict[int, int] = {}
     for record in records:
+        partition, offset = record.position.partition, record.position.offset
+        if partition not in marks:
+            marks[partition] = handled_before(partition)
+        if offset <= marks[partition]:
+            plan.redelivered += 1
+            continue
+        plan.handled[partition] = max(offset, plan.handled.get(partition, -1))
         try:
             parsed = parse_event(record.value, limits, now)
             event = parsed.event

@@ -19,6 +19,18 @@ from typing import Any
 
 import faust
 
+# Besides conversations, the table holds one mark per partition: the last offset a batch
+# handled there. Its key starts with 0xFF, a byte no UTF-8 conversation id can contain.
+_HANDLED = b"\xffhandled/"
+
+
+def handled_key(partition: int) -> bytes:
+    return _HANDLED + str(partition).encode()
+
+
+def is_handled_key(key: bytes) -> bool:
+    return key.startswith(_HANDLED)
+
 
 class ConversationTable(faust.Table):
     _next_partition: int | None = None

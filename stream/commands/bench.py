@@ -21,7 +21,12 @@ def _fail(message: str) -> typer.Exit:
 
 
 def bench(
-    task: Annotated[str, typer.Option("--task", help="task1 | task2 | task3.")],
+    task: Annotated[
+        str,
+        typer.Option(
+            "--task", help="task1 | task2 | task3 | task3_judge (labelled recovery attempts)."
+        ),
+    ],
     data: Annotated[
         str,
         typer.Option(

@@ -32,8 +32,8 @@ def _write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
 # --- registry ---
 
 
-def test_registry_knows_three_versioned_tasks() -> None:
-    assert tasks.known_tasks() == ["task1", "task2", "task3"]
+def test_registry_knows_four_versioned_tasks() -> None:
+    assert tasks.known_tasks() == ["task1", "task2", "task3", "task3_judge"]
     for name in tasks.known_tasks():
         task = get_task(name)
         assert task.name == name and task.version
@@ -41,6 +41,7 @@ def test_registry_knows_three_versioned_tasks() -> None:
         "avg_acc",
         "good_pct",
         "recovery_rate",
+        "avg_acc",
     ]
 
 
@@ -48,7 +49,9 @@ def test_unknown_task_lists_the_known_ones() -> None:
     with pytest.raises(UnknownTaskError) as caught:
         get_task("task4")
     assert isinstance(caught.value, BenchmarkError)
-    assert str(caught.value) == "unknown task 'task4'; known tasks: task1, task2, task3"
+    assert str(caught.value) == (
+        "unknown task 'task4'; known tasks: task1, task2, task3, task3_judge"
+    )
 
 
 # --- preparing cases ---
@@ -238,3 +241,64 @@ def test_task3_reports_both_denominators() -> None:
     assert s.metrics["recovery_rate_valid"] == pytest.approx(1 / 3)  # valid judgments
     assert s.intervals["recovery_rate"] == wilson(1, 5)
     assert [r.outcome for r in results] == [1, 0, 0, 0, 0]
+
+
+def test_labelled_recovery_attempts_in_both_shapes_become_recovery_cases(tmp_path: Path) -> None:
+    context = {
+        "history": [{"role": "user", "content": "240公里，60公里每小时，要多久？"}],
+        "failed_response": "平均每分钟1公里。",
+        "user_complaint": "我问的是要多久",
+        "failure_dimension": "Intent Misunderstanding",
+        "scenario": "Learning & Educational Support",
+    }
+    data = _write_jsonl(
+        tmp_path / "t3.jsonl",
+        [
+            {"cid": "c1", **context, "fixing_reply": "4小时。", "non_fixing_reply": "很快的。"},
+            {"cid": "c2", **context, "candidate_reply": "要4个小时。", "label": 1, "pair": "p"},
+            {"cid": "c3", **context, "candidate_reply": "看路况。", "label": -1, "pair": "p"},
+        ],
+    )
+    prepared = get_task("task3_judge").prepare(str(data))
+    assert [(c.cid, c.label, c.groups["pair"]) for c in prepared.cases] == [
+        ("c1#fix", 1, "c1"),
+        ("c1#nofix", 0, "c1"),
+        ("c2", 1, "p"),
+        ("c3", 0, "p"),
+    ]
+    first = prepared.cases[0].dialogue
+    assert first is not None and first.is_recovery and first.reply == "4小时。"
+    assert first.failed_reply == "平均每分钟1公里。" and first.complaint == "我问的是要多久"
+
+
+def test_a_record_without_candidates_names_the_field(tmp_path: Path) -> None:
+    data = _write_jsonl(
+        tmp_path / "t3.jsonl",
+        [{"cid": "c1", "failed_response": "x", "user_complaint": "不对", "history": []}],
+    )
+    with pytest.raises(BenchmarkError, match="candidate_reply"):
+        get_task("task3_judge").prepare(str(data))
+
+
+def test_pair_accuracy_by_hand() -> None:
+    task = get_task("task3_judge")
+
+    def item(cid: str, label: int, score: float, pair: str) -> ItemResult:
+        verdict = "good" if score >= 0.5 else "bad"
+        return ItemResult(
+            cid, label, score, verdict, "scored", task.outcome(label, "scored", verdict),
+            {"pair": pair},
+        )  # fmt: skip
+
+    results = [
+        item("a#fix", 1, 0.9, "a"),
+        item("a#nofix", 0, 0.2, "a"),  # ranked right
+        item("b#fix", 1, 0.3, "b"),
+        item("b#nofix", 0, 0.6, "b"),  # ranked wrong
+        item("c#fix", 1, 0.5, "c"),
+        item("c#nofix", 0, 0.5, "c"),  # a tie: half
+        item("d#fix", 1, 0.8, "d"),  # no partner: not a pair
+    ]
+    summary = task.summarise(results)
+    assert summary.metrics["pair_accuracy"] == pytest.approx(1.5 / 3)
+    assert summary.metrics["good_acc"] == pytest.approx(3 / 4)

@@ -135,9 +135,20 @@ def test_a_worker_stopped_mid_replay_loses_nothing_and_counts_once(
     monkeypatch.setenv("UXMON_TEST_SLOW_INNER", TEST_SCORER)
     slow = {"scorers": "tests.support.scorers:Slow", "batch_max": 8}
     first = start_worker(**slow)
-    positions = produce(broker, names["turns_topic"], map(encode, events))
+    # Every 8th record is broken: a replay must neither dead-letter nor count it twice.
+    records, is_event = [], []
+    for i, event in enumerate(events):
+        records.append(encode(event))
+        is_event.append(True)
+        if i % 8 == 7:
+            records.append((event["conversation_id"].encode(), b'{"schema_version": 1, "type": '))
+            is_event.append(False)
+    broken = is_event.count(False)
+    everything = produce(broker, names["turns_topic"], records)
+    positions = [p for p, keep in zip(everything, is_event, strict=True) if keep]
     first.wait_for("uxmon_turns_scored_total", len(expected) // 4)
     counted_low = first.total("uxmon_turns_scored_total")  # first counted at least this
+    rejected_low = first.total("uxmon_events_rejected_total")
     if how == "kill -9":
         first.kill9()
         # The dead member stays in the group until its 3 s session expires; the embedded
@@ -147,12 +158,14 @@ def test_a_worker_stopped_mid_replay_loses_nothing_and_counts_once(
         first.stop()  # SIGTERM mid-batch: the batch finishes or is re-read, never lost
         [line] = [x for x in first.log_path.read_text().splitlines() if "worker stopped:" in x]
         counted_low = float(line.split("scored=")[1].split()[0])
+        rejected_low = float(line.split("dead_lettered=")[1].split()[0])
     # A turn is counted only after its score is on the broker, so the first worker
     # counted at most the turns it published. (With no time between the scrape and the
     # kill both bounds are equal.)
     published_by_first = {s["turn_id"] for s in score_records(broker, names["scores_topic"], 0, 20)}
     counted_high = len(published_by_first)
     assert counted_low <= counted_high < len(expected)
+    rejected_high = len(read_topic(broker, names["dlq_topic"], 0, 5))  # published by first
     # Nothing the first worker committed may be unscored: the next worker starts after it.
     committed = committed_offsets(broker, names["app_id"], names["turns_topic"])
     skipped_unscored = [
@@ -181,7 +194,12 @@ def test_a_worker_stopped_mid_replay_loses_nothing_and_counts_once(
     assert {s["turn_id"] for s in scores} == expected  # at least once
     # Exactly once in metrics: the second worker counts what the first did not.
     assert len(expected) - counted_high <= counted_after <= len(expected) - counted_low
-    assert second.total("uxmon_events_rejected_total") == 0  # replays are not "duplicates"
+    # Broken records too: each dead-lettered and counted in one worker's life only.
+    rejected_after = second.total("uxmon_events_rejected_total", reason="invalid_json")
+    assert broken - rejected_high <= rejected_after <= broken - rejected_low
+    assert second.total("uxmon_events_rejected_total") == rejected_after  # no "duplicate"
+    letters = read_topic(broker, names["dlq_topic"], broken)
+    assert len(letters) >= broken  # every broken record reached the DLQ at least once
 
 
 def test_a_ten_second_batch_does_not_cost_the_group_membership(

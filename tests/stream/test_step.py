@@ -176,3 +176,24 @@ def test_unknown_fields_are_counted_not_rejected() -> None:
 def test_dialogue_type_is_what_scorers_get() -> None:
     result = plan([record(0, "a", "u", "user", "q"), record(1, "a", "x", "assistant", "r")])
     assert isinstance(result.to_score[0].dialogue, Dialogue)
+
+
+def test_records_a_previous_batch_handled_are_skipped_whole_valid_or_not() -> None:
+    records = [
+        record(10, "a", "u1", "user", "问"),
+        Record(b"a", b"{broken", Position("turns", 0, 11)),
+        record(12, "a", "a1", "assistant", "答"),
+        Record(b"a", b"{broken too", Position("turns", 0, 13)),
+    ]
+    result = plan_batch(
+        records,
+        lambda cid: ConversationState(),
+        handled_before=lambda partition: 11,  # the crash came after 10 and 11 were handled
+        limits=Limits(),
+        now=NOW,
+        bounds=Bounds(8, 64),
+        tracking=TRACKING,
+    )
+    assert result.redelivered == 2 and [d.record.position.offset for d in result.dead] == [13]
+    assert [t.event.turn_id for t in result.to_score] == ["a1"]
+    assert result.handled == {0: 13}
