@@ -35,7 +35,7 @@ from scorer.protocol import Scorer
 from scorer.runtime import Runtime
 from scorer.types import Score
 from stream import __version__
-from stream.cascade import Budget
+from stream.cascade import Budget, Deadline
 from stream.conversation import (
     ConversationState,
     Opened,
@@ -133,6 +133,7 @@ class Service:
         self._assistant = BoundedLabel(settings.label_values_max)
         # One thread: scorers run one batch at a time and use torch's own thread pool.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="uxmon-score")
+        self.grm_deadline = Deadline(settings.grm_deadline_s)
         self._validator: Validator | None = None
         self._lag_labels: set[int] = set()  # partitions whose lag gauge this worker exports
         self.app = self._build_app()
@@ -269,7 +270,13 @@ class Service:
         if plan.to_score:
             loop = asyncio.get_running_loop()
             scoring = await loop.run_in_executor(
-                self._executor, score_batch, self.judges, self.grm, self.budget, plan.to_score
+                self._executor,
+                score_batch,
+                self.judges,
+                self.grm,
+                self.budget,
+                plan.to_score,
+                self.grm_deadline,
             )
         # Publishing, the state write and counting belong together: a cancel (SIGTERM)
         # landing between them would leave state that says "applied" for turns nobody

@@ -13,7 +13,10 @@ Everything but recovery replies needs a token from a bucket refilled at `rate` v
 other kinds wait. At most `max_per_batch` GRM verdicts run per batch, recovery replies
 first: the bound keeps a batch's time in check even when complaints pile up (a recovery
 reply past it is judged by the UX-Judge instead). Every turn the GRM does not score gets
-a skip reason: `confident` (not chosen), `budget` (no token), `queue_full` (batch bound).
+a skip reason: `confident` (not chosen), `budget` (no token), `queue_full` (batch bound),
+`failed` (the GRM raised or gave no verdict), `deadline` (it had not answered when the
+batch's GRM deadline passed) and `busy` (an earlier call is still running: a hung server
+costs one batch a deadline, not every batch).
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 class Chosen(StrEnum):
@@ -36,6 +42,8 @@ class Skipped(StrEnum):
     BUDGET = "budget"
     QUEUE_FULL = "queue_full"
     FAILED = "failed"  # chosen, but the GRM raised or gave no verdict
+    DEADLINE = "deadline"  # chosen, but no answer within the batch's GRM deadline
+    BUSY = "busy"  # chosen, but the GRM is still working on an earlier batch
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,3 +130,34 @@ class Budget:
             if c.index not in choice.chosen and c.index not in choice.skipped:
                 choice.skipped[c.index] = Skipped.CONFIDENT
         return choice
+
+
+class Deadline:
+    """Runs GRM calls on a thread of their own and waits for each at most `seconds`.
+
+    A call that overruns keeps its thread (a forward pass or an HTTP request cannot be
+    interrupted) and its result is dropped; until it ends, further calls are refused at
+    once, so the batches that follow wait for nothing.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.seconds = seconds
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="uxmon-grm")
+        self._running: Any = None
+
+    def run(self, call: Callable[[], T]) -> T | Skipped:
+        from concurrent.futures import TimeoutError as Overran
+
+        if self._running is not None and not self._running.done():
+            return Skipped.BUSY
+        self._running = self._pool.submit(call)
+        try:
+            result: T = self._running.result(timeout=self.seconds)
+        except Overran:
+            return Skipped.DEADLINE
+        return result
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)

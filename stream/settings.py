@@ -132,6 +132,12 @@ class Settings(BaseSettings):
         ge=0,
         description="Most GRM verdicts per batch, recovery replies first (bounds batch time).",
     )
+    grm_deadline_s: float = Field(
+        5.0,
+        gt=0,
+        description="Longest a batch waits for its GRM verdicts; later ones are skipped "
+        "(reason deadline) and the batch publishes the UX-Judge's scores without them.",
+    )
     grm_uncertain_margin: float = Field(
         0.1,
         ge=0,

@@ -18,7 +18,7 @@ from typing import Any
 
 from scorer.protocol import Scorer
 from scorer.types import Dialogue, Score
-from stream.cascade import Budget, Candidate, Chosen, Skipped
+from stream.cascade import Budget, Candidate, Chosen, Deadline, Skipped
 from stream.conversation import (
     Bounds,
     ConversationState,
@@ -287,8 +287,10 @@ def score_batch(
     grm: Scorer | None,
     budget: Budget | None,
     items: Sequence[ToScore],
+    deadline: Deadline | None = None,
 ) -> Scoring:
-    """The judges on every turn, then the GRM on the turns the budget picks (blocking)."""
+    """The judges on every turn, then the GRM on the turns the budget picks (blocking),
+    within `deadline` when one is given (the judges' scores never wait longer)."""
     dialogues = [item.dialogue for item in items]
     runs = score_all(judges, dialogues)
     scoring = Scoring(runs)
@@ -306,7 +308,17 @@ def score_batch(
     picked = sorted(choice.chosen)
     if not picked:
         return scoring
-    (run,) = score_all([grm], [dialogues[i] for i in picked])
+
+    def call() -> list[ScorerRun]:
+        return score_all([grm], [dialogues[i] for i in picked])
+
+    started = time.perf_counter()
+    outcome = deadline.run(call) if deadline is not None else call()
+    if isinstance(outcome, Skipped):  # overran the deadline, or still busy with an earlier one
+        scoring.grm_seconds = time.perf_counter() - started
+        scoring.skipped.update(dict.fromkeys(picked, outcome))
+        return scoring
+    (run,) = outcome
     scoring.grm_seconds = run.seconds
     for i, score in zip(picked, run.scores, strict=True):
         if score is None or math.isnan(score.p_satisfied):

@@ -197,3 +197,43 @@ def test_records_a_previous_batch_handled_are_skipped_whole_valid_or_not() -> No
     assert result.redelivered == 2 and [d.record.position.offset for d in result.dead] == [13]
     assert [t.event.turn_id for t in result.to_score] == ["a1"]
     assert result.handled == {0: 13}
+
+
+class Stalling:
+    """A GRM whose server answers after `delay` seconds."""
+
+    name, version = "grm", "test"
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+
+    def load(self) -> None: ...
+
+    def score(self, batch):
+        import time
+
+        time.sleep(self.delay)
+        return [Score(0.9, Verdict.GOOD, self.name, self.version, self.delay) for _ in batch]
+
+
+def test_a_stalling_grm_costs_one_deadline_then_is_skipped_while_busy() -> None:
+    import time
+
+    from stream.cascade import Budget, Deadline, Skipped
+
+    result = plan([record(0, "a", "u", "user", "q" * 20), record(1, "a", "x", "assistant", "r")])
+    budget = Budget(rate=100, burst=100, max_per_batch=4, uncertain_margin=1.0, sample_rate=0)
+    deadline = Deadline(0.3)
+    started = time.perf_counter()
+    first = score_batch([Keyword()], Stalling(1.5), budget, result.to_score, deadline)
+    waited = time.perf_counter() - started
+    assert first.skipped == {0: Skipped.DEADLINE} and first.grm == {}
+    assert first.judges[0].scores[0] is not None  # the judge's score is there regardless
+    assert 0.3 <= waited < 1.0
+    started = time.perf_counter()
+    second = score_batch([Keyword()], Stalling(1.5), budget, result.to_score, deadline)
+    assert second.skipped == {0: Skipped.BUSY} and time.perf_counter() - started < 0.2
+    time.sleep(1.5)  # the stalled call ends; the GRM takes calls again
+    third = score_batch([Keyword()], Stalling(0.0), budget, result.to_score, deadline)
+    assert set(third.grm) == {0} and third.skipped == {}
+    deadline.close()
