@@ -22,8 +22,11 @@ costs one batch a deadline, not every batch).
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -137,27 +140,28 @@ class Deadline:
 
     A call that overruns keeps its thread (a forward pass or an HTTP request cannot be
     interrupted) and its result is dropped; until it ends, further calls are refused at
-    once, so the batches that follow wait for nothing.
+    once, so the batches that follow wait for nothing. The thread is a daemon: a worker
+    that stops does not wait for a hung server either.
     """
 
     def __init__(self, seconds: float) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
         self.seconds = seconds
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="uxmon-grm")
-        self._running: Any = None
+        self._running: Future[Any] | None = None
 
     def run(self, call: Callable[[], T]) -> T | Skipped:
-        from concurrent.futures import TimeoutError as Overran
-
         if self._running is not None and not self._running.done():
             return Skipped.BUSY
-        self._running = self._pool.submit(call)
-        try:
-            result: T = self._running.result(timeout=self.seconds)
-        except Overran:
-            return Skipped.DEADLINE
-        return result
+        running: Future[T] = Future()
+        self._running = running
 
-    def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        def target() -> None:
+            try:
+                running.set_result(call())
+            except BaseException as exc:  # handed to the waiting batch, which re-raises
+                running.set_exception(exc)
+
+        threading.Thread(target=target, name="uxmon-grm", daemon=True).start()
+        try:
+            return running.result(timeout=self.seconds)
+        except FutureTimeout:
+            return Skipped.DEADLINE

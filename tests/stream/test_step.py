@@ -236,4 +236,3 @@ def test_a_stalling_grm_costs_one_deadline_then_is_skipped_while_busy() -> None:
     time.sleep(1.5)  # the stalled call ends; the GRM takes calls again
     third = score_batch([Keyword()], Stalling(0.0), budget, result.to_score, deadline)
     assert set(third.grm) == {0} and third.skipped == {}
-    deadline.close()

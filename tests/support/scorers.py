@@ -9,6 +9,7 @@ import os
 import time
 from collections.abc import Sequence
 
+from scorer.protocol import Scorer
 from scorer.registry import create
 from scorer.types import Dialogue, Score, Verdict
 
@@ -52,3 +53,17 @@ class Slow:
     def score(self, batch: Sequence[Dialogue]) -> list[Score]:
         time.sleep(self.delay)
         return self.inner.score(batch)
+
+
+def RemoteGRM(**_: object) -> Scorer:
+    """The GRM over HTTP at $UXMON_TEST_GRM_URL, with short timeouts (outage tests)."""
+    from scorer.grm import GRM
+
+    return GRM(
+        backend="openai",
+        base_url=os.environ["UXMON_TEST_GRM_URL"],
+        model_name="judge",
+        timeout_s=float(os.environ.get("UXMON_TEST_GRM_TIMEOUT_S", "2")),
+        max_retries=0,
+        threshold=0.5,
+    )
