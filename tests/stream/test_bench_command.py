@@ -152,3 +152,32 @@ def test_gate_bad_input_exits_2(baseline: Path, tmp_path: Path) -> None:
         app, ["gate", "--baseline", str(baseline), "--candidate", str(tmp_path / "none.json")]
     )
     assert missing.exit_code == 2
+
+
+def test_task3_judge_reports_pair_accuracy_on_labelled_attempts(tmp_path: Path) -> None:
+    # Keyword calls a reply bad when it is shorter than the complaint: a long fixing reply
+    # and a terse non-fixing one rank right; the reverse ranks wrong.
+    base = {"history": [], "failed_response": "x", "user_complaint": "不对，我要的是全部步骤"}
+    rows = [
+        {
+            "cid": "a",
+            **base,
+            "fixing_reply": "好的，完整步骤是：第一步……第二步……",
+            "non_fixing_reply": "嗯",
+        },
+        {
+            "cid": "b",
+            **base,
+            "fixing_reply": "好",
+            "non_fixing_reply": "抱歉，我再说一遍同样的内容。",
+        },
+    ]
+    data = tmp_path / "t3.jsonl"
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    out = tmp_path / "report.json"
+    code, _, stderr = _bench(
+        "--task", "task3_judge", "--data", str(data), "--scorer", KEYWORD, "--out", str(out)
+    )
+    assert code == 0, stderr
+    report = json.loads(out.read_text())
+    assert report["metrics"]["pair_accuracy"] == 0.5 and report["n"] == 4
