@@ -12,7 +12,6 @@ test, it returns P(liked) for the test records and the threshold its verdict use
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -20,7 +19,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from benchmark.metrics import auroc, avg_acc, bad_acc, bootstrap_ci, ece, good_acc
+from benchmark.metrics import (
+    auroc,
+    avg_acc,
+    bad_acc,
+    bootstrap_ci,
+    ece,
+    good_acc,
+    pair_accuracy,
+)
 from scorer.calibration import balanced_threshold, fit_temperature, sigmoid
 
 Indices = NDArray[np.int64]
@@ -121,14 +128,6 @@ def report(result: OutOfWriter, resamples: int = 1000) -> dict[str, Any]:
     return {"pooled": pooled, "per_writer": per_writer}
 
 
-def pair_accuracy(p: NDArray[np.float64], pairs: Sequence[tuple[int, int]]) -> float:
-    """Share of (better, worse) index pairs where the better one scores higher (ties 1/2)."""
-    if not pairs:
-        return math.nan
-    wins = [1.0 if p[a] > p[b] else 0.5 if p[a] == p[b] else 0.0 for a, b in pairs]
-    return float(np.mean(wins))
-
-
 # --- baselines, fitted on the training writers like any method ---------------------------
 
 
@@ -222,13 +221,13 @@ def _contrastive_pairs(records: Sequence[Any]) -> list[tuple[int, int]]:
     return [(d[1], d[0]) for d in by_pair.values() if set(d) == {0, 1}]
 
 
-def _task1_part(
-    records: Sequence[Any], result: OutOfWriter, resamples: int, offset: int = 0
-) -> dict[str, Any]:
+def _task1_part(records: Sequence[Any], result: OutOfWriter, resamples: int) -> dict[str, Any]:
+    """The scorer's figures on Task-1 records (`result` aligned with them), beside the
+    baselines, and how often each contrastive pair was ranked right."""
     labels = [r.item.label for r in records]
     writers = [r.writer for r in records]
     chars = [len(r.item.dialogue.reply) for r in records]
-    pairs = [(a + offset, b + offset) for a, b in _contrastive_pairs(records)]
+    pairs = _contrastive_pairs(records)
     return {
         "scorer": report(result, resamples),
         "length_only": report(
@@ -237,7 +236,7 @@ def _task1_part(
         "majority": report(
             leave_one_writer_out(writers, labels, majority_method(labels)), resamples
         ),
-        "pair_accuracy": round(pair_accuracy(result.p, pairs), 4) if offset == 0 else None,
+        "pair_accuracy": round(pair_accuracy(result.p, pairs), 4),
         "pairs": len(pairs),
     }
 
@@ -275,7 +274,6 @@ def run_grm(
     )
     is1 = np.arange(len(labels)) < n1
     part1 = _task1_part(task1, subset(result, is1), resamples)
-    part1["pair_accuracy"] = round(pair_accuracy(result.p, _contrastive_pairs(task1)), 4)
     recovery = subset(result, ~is1)
     attempt_pairs = [(n1 + 2 * k, n1 + 2 * k + 1) for k in range(len(task3))]
     per_writer_pairs = {}

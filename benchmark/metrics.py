@@ -9,6 +9,7 @@ than a misleading number.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -100,6 +101,17 @@ def bootstrap_ci(
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(stats, [tail, 100 - tail])
     return Interval(estimate, float(low), float(high), level)
+
+
+def pair_accuracy(scores: Scores, pairs: Sequence[tuple[int, int]]) -> float:
+    """Share of (better, worse) index pairs where the better one scores higher; ties count
+    half. NaN without pairs."""
+    if not pairs:
+        return math.nan
+    wins = [
+        1.0 if scores[a] > scores[b] else 0.5 if scores[a] == scores[b] else 0.0 for a, b in pairs
+    ]
+    return sum(wins) / len(wins)
 
 
 def auroc(labels: Labels, scores: Scores) -> float:

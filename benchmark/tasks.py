@@ -326,17 +326,14 @@ def _summarise_task1(results: Sequence[ItemResult]) -> Summary:
 def pair_accuracy(results: Sequence[ItemResult]) -> float:
     """Share of pairs (same `pair` group, one label 1 and one 0, both scored) whose label-1
     member scores higher; ties count half. NaN without pairs."""
-    pairs: dict[str, dict[int, float]] = {}
-    for r in results:
+    members: dict[str, dict[int, int]] = {}
+    for i, r in enumerate(results):
         pair = r.groups.get("pair")
         if pair and r.status == "scored" and r.score is not None and r.label is not None:
-            pairs.setdefault(pair, {})[r.label] = r.score
-    wins = [
-        1.0 if p[1] > p[0] else 0.5 if p[1] == p[0] else 0.0
-        for p in pairs.values()
-        if set(p) == {0, 1}
-    ]
-    return sum(wins) / len(wins) if wins else math.nan
+            members.setdefault(pair, {})[r.label] = i
+    scores = [r.score or 0.0 for r in results]
+    pairs = [(m[1], m[0]) for m in members.values() if set(m) == {0, 1}]
+    return metrics.pair_accuracy(scores, pairs)
 
 
 def _summarise_task3_judge(results: Sequence[ItemResult]) -> Summary:

@@ -22,15 +22,17 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from benchmark.adapters import LIKED, Task1Item, Task3Item, task1_item, task3_item
 from benchmark.errors import RecordError, SourceError
 from benchmark.metrics import auroc
+
+T = TypeVar("T")
 
 
 def bundled_corpus() -> Path:
@@ -94,40 +96,43 @@ def _writer(record: dict[str, Any], path: Path, number: int) -> tuple[str, str]:
     return writer, lang if isinstance(lang, str) else ""
 
 
-def load_task1(root: Path | None = None) -> list[Written1]:
-    """Every Task-1 record of the corpus, in file order."""
-    root = root or bundled_corpus()
+def _written(
+    root: Path | None, task: str, build: Callable[[dict[str, Any], str, str], T]
+) -> list[T]:
+    """`build(record, writer, lang)` for every record of a corpus task, in file order; a
+    bad record names its file and line."""
     out = []
-    for path in _files(root, "task1"):
+    for path in _files(root or bundled_corpus(), task):
         for number, record in _records(path):
             writer, lang = _writer(record, path, number)
             try:
-                item = task1_item(record)
+                out.append(build(record, writer, lang))
             except RecordError as exc:
                 raise SourceError(f"{path}:{number}: {exc}") from None
-            pair = record.get("pair")
-            out.append(Written1(item, writer, lang, pair if isinstance(pair, str) else None))
     return out
+
+
+def _written1(record: dict[str, Any], writer: str, lang: str) -> Written1:
+    pair = record.get("pair")
+    return Written1(task1_item(record), writer, lang, pair if isinstance(pair, str) else None)
+
+
+def _written3(record: dict[str, Any], writer: str, lang: str) -> Written3:
+    item = task3_item(record)
+    fixing, non_fixing = record.get("fixing_reply"), record.get("non_fixing_reply")
+    if not isinstance(fixing, str) or not isinstance(non_fixing, str):
+        raise RecordError(item.cid, "fixing_reply", "expected it and non_fixing_reply as strings")
+    return Written3(item, writer, lang, fixing, non_fixing)
+
+
+def load_task1(root: Path | None = None) -> list[Written1]:
+    """Every Task-1 record of the corpus, in file order."""
+    return _written(root, "task1", _written1)
 
 
 def load_task3(root: Path | None = None) -> list[Written3]:
     """Every Task-3 context of the corpus with its two attempts."""
-    root = root or bundled_corpus()
-    out = []
-    for path in _files(root, "task3"):
-        for number, record in _records(path):
-            writer, lang = _writer(record, path, number)
-            try:
-                item = task3_item(record)
-            except RecordError as exc:
-                raise SourceError(f"{path}:{number}: {exc}") from None
-            fixing, non_fixing = record.get("fixing_reply"), record.get("non_fixing_reply")
-            if not isinstance(fixing, str) or not isinstance(non_fixing, str):
-                raise SourceError(
-                    f"{path}:{number}: expected fixing_reply and non_fixing_reply strings"
-                )
-            out.append(Written3(item, writer, lang, fixing, non_fixing))
-    return out
+    return _written(root, "task3", _written3)
 
 
 def first_per_writer(

@@ -178,7 +178,7 @@ class Service:
         app.timer(interval=s.eviction_interval_s)(self._evict_idle)
         app.timer(interval=s.timers_interval_s)(self._follow_time)
         app.timer(interval=s.timers_interval_s)(self._find_stalls)
-        app.timer(interval=s.timers_interval_s)(self._measure_lag)
+        app.timer(interval=s.timers_interval_s)(self._sample_gauges)
         app.on_partitions_assigned.connect(self._on_assigned)  # type: ignore[arg-type]
         return app
 
@@ -415,7 +415,7 @@ class Service:
             log.info("partition %d: first record handled from offset %d", tp.partition, first)
         self._processed.update(last)
 
-    async def _measure_lag(self) -> None:
+    async def _sample_gauges(self) -> None:
         """Records in the log not applied yet, per owned partition, on a timer: a stalled
         partition's lag grows here even though no batch touches it. The GRM backend's
         circuit state is sampled on the same tick."""

@@ -20,24 +20,15 @@ from stream.step import (
     split_scored,
 )
 from tests.support.scorers import Keyword
+from tests.support.traffic import turn_event
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 TRACKING = Tracking(Patterns.load())
 
 
 def record(offset: int, cid: str, tid: str, role: str, text: str, key: str | None = None) -> Record:
-    value = json.dumps(
-        {
-            "schema_version": 1,
-            "type": "turn",
-            "conversation_id": cid,
-            "turn_id": tid,
-            "role": role,
-            "text": text,
-            "ts": (NOW - timedelta(seconds=100 - offset)).isoformat(),
-            "scenario": "Other",
-        }
-    ).encode()
+    ts = NOW - timedelta(seconds=100 - offset)
+    value = json.dumps(turn_event(cid, tid, role, ts, text, scenario="Other")).encode()
     return Record((key or cid).encode(), value, Position("turns", 0, offset))
 
 

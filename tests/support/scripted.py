@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from stream.local import LocalWorker
+from tests.support.traffic import turn_event
 
 LABELLED = Path(__file__).resolve().parents[1] / "data" / "reactions" / "labelled.jsonl"
 
@@ -202,17 +203,9 @@ NO_FOLLOW_UP: list[tuple[str, str, str]] = [
 
 
 def _turn(cid: str, tid: str, role: str, text: str, ts: datetime) -> dict[str, Any]:
-    return {
-        "schema_version": 1,
-        "type": "turn",
-        "conversation_id": cid,
-        "turn_id": tid,
-        "role": role,
-        "text": text,
-        "ts": ts.isoformat(),
-        "assistant_id": "web",
-        "scenario": "Information & Knowledge Seeking",
-    }
+    return turn_event(
+        cid, tid, role, ts, text, assistant_id="web", scenario="Information & Knowledge Seeking"
+    )
 
 
 def _feedback(cid: str, tid: str, kind: str, ts: datetime) -> dict[str, Any]:
