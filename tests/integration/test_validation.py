@@ -25,7 +25,10 @@ from tests.support.traffic import conversations, encode
 pytestmark = pytest.mark.integration
 
 Start = Callable[..., LocalWorker]
-HELDOUT = Path(__file__).resolve().parents[2] / "tests" / "data" / "synthetic_task1.jsonl"
+# Large enough that a run on one niced core outlasts the traffic the test sends meanwhile
+# (the judge got twice as fast; 300 records of the file above no longer did).
+LONG_RUN = Path(__file__).resolve().parents[2] / "benchmark" / "data" / "writers" / "task1"
+LONG_RUN_LIMIT = 1200
 
 
 def scraping(worker: LocalWorker, workdir: Path) -> Prometheus:
@@ -47,8 +50,8 @@ def test_scheduled_validation_exports_its_report_while_the_stream_goes_on(
 ) -> None:
     report_dir = workdir / "reports"
     worker = start_worker(
-        validation_data=str(HELDOUT),
-        validation_limit="300",  # long enough to overlap the traffic below
+        validation_data=str(LONG_RUN),
+        validation_limit=str(LONG_RUN_LIMIT),  # long enough to overlap the traffic below
         validation_initial_delay_s="0",
         validation_interval_s="3600",
         validation_report_dir=str(report_dir),
@@ -80,7 +83,7 @@ def test_scheduled_validation_exports_its_report_while_the_stream_goes_on(
     report = json.loads((run / "report.json").read_text())
     assert validating, "the validation run ended before the traffic was scored"
     assert scored_in < 30, f"{expected} turns took {scored_in:.1f}s during validation"
-    assert report["n"] == 300 and report["scorer"] == TEST_SCORER
+    assert report["n"] == LONG_RUN_LIMIT and report["scorer"] == TEST_SCORER
     assert first_value(avg) == pytest.approx(report["metrics"]["avg_acc"])
     assert avg[0]["metric"]["version"] == report["scorer_version"]
     assert f"{TEST_SCORER}={report['scorer_version']}" in info[0]["metric"]["scorers"]
