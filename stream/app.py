@@ -7,7 +7,7 @@ reactions and moving recovery episodes (on the loop) → score: the judges on ev
 the GRM on what its budget picks (in a worker thread, so heartbeats and commits go on
 during a slow batch) → settle episodes with the verdicts → publish scores, reactions,
 episode outcomes and dead letters and wait until the broker has them → write the
-conversation states → count metrics → faust acks the batch and commits its offsets. A
+conversation states → count metrics → the batch is settled: its offsets may commit. A
 timer does the same for time passing (no follow-up, episode time limits).
 
 A crash before the state write replays the batch (duplicate scores, never lost ones);
@@ -227,12 +227,9 @@ class Service:
             ]
             try:
                 await self.handle(records)
+                self.reader.settled()
             except BaseException as exc:
-                # faust acks a take() batch even when the loop body fails, and the commit
-                # would then skip records whose scores were never published. Mark them
-                # as handled-elsewhere so they are never committed and are re-read later.
-                for event in events:
-                    event.message.acked = True
+                # Never settled, so never committed (stream/reading.py): they are re-read.
                 if isinstance(exc, Exception):
                     log.critical(
                         "a batch failed (%s); exiting so it is re-read after restart",

@@ -1,15 +1,23 @@
 """Reading each partition in log order against the live consumer (the rules: stream/offsets.py).
 
 Where each partition starts after a rebalance, seeking back over a hole until the missing
-records arrive, skipping offsets the log holds no record for, and noticing a partition
-that stopped although the log holds more.
+records arrive, skipping offsets the log holds no record for, noticing a partition that
+stopped although the log holds more, and what may be committed.
+
+The reader owns the commit. faust (0.15) chooses the offsets to commit from the records
+acked since the last commit plus the "gaps" its read loop saw, offsets it jumped over,
+and it counts a gap as acked once any later record is. After a seek back to a hole, the
+records fetched before the seek leave such a gap across the very records being re-read:
+acking the first re-read record would commit past all of them, applied or not, and a
+crash then loses them. So the committed offset is the reader's: where every partition's
+cursor stood when the last batch had its outputs and its state on the broker.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,11 +48,14 @@ class Reader:
         self._rereading: dict[TP, asyncio.Future[None]] = {}
         self._starting: asyncio.Future[None] | None = None
         self._idle_cursors: dict[TP, int] = {}  # cursors at the last tick the agent idled
+        self._settled: dict[TP, int] = {}  # what may be committed: all before it is done
 
     def assigned(self, owned: list[TP]) -> None:
         """A new assignment: nothing is applied until each partition's start is known."""
+        self._own_commits()
         self._assignment += 1
         self.cursors.reset()
+        self._settled = {}
         self._rereading.clear()  # their tasks see the new assignment and stand down
         self._idle_cursors.clear()
         if owned:
@@ -60,6 +71,28 @@ class Reader:
         for hole in admission.holes.values():
             self._read_again(hole)
         return [batch[i] for i in admission.apply]
+
+    def settled(self) -> None:
+        """The batch admitted last has its outputs and state on the broker: everything
+        before the cursors is done (batches run one at a time, so none is in flight)."""
+        self._settled = self.cursors.positions()
+
+    def committable(self, partitions: Iterable[TP]) -> dict[TP, int]:
+        """The offsets faust commits: the settled cursors, where they moved on."""
+        consumer = self.app.consumer
+        offsets = {}
+        for tp in partitions:
+            consumer._new_offset(tp)  # type: ignore[attr-defined]  # only to trim faust's ack lists
+            offset = self._settled.get(tp)
+            if offset is not None and consumer._should_commit(tp, offset):  # type: ignore[attr-defined]
+                offsets[tp] = offset
+        return offsets
+
+    def _own_commits(self) -> None:
+        # The one step of faust's commit that chooses offsets (faust 0.15.3,
+        # Consumer._filter_committable_offsets); tests/stream/test_reading.py pins both
+        # faust's behaviour that needs this and the replacement.
+        self.app.consumer._filter_committable_offsets = self.committable  # type: ignore[attr-defined]
 
     def find_stalls(self, *, busy: bool) -> None:
         """Read a partition again when its cursor stands still over two ticks the agent

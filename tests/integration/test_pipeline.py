@@ -12,21 +12,12 @@ import pytest
 
 from stream.local import LocalWorker
 from tests.integration.conftest import TEST_SCORER
-from tests.support.services import committed_offsets, produce, read_topic
-from tests.support.traffic import conversations, encode, turn_event
+from tests.support.services import committed_offsets, produce, read_topic, score_records
+from tests.support.traffic import assistant_turns, conversations, encode, turn_event
 
 pytestmark = pytest.mark.integration
 
 Start = Callable[..., LocalWorker]
-
-
-def score_records(broker: str, topic: str, expected: int, timeout_s: float = 120) -> list[dict]:
-    """The score records of the scores topic (it also carries reactions and episodes)."""
-    return [r for r in read_topic(broker, topic, expected, timeout_s) if r["type"] == "score"]
-
-
-def assistant_turns(events: list[dict]) -> set[str]:
-    return {e["turn_id"] for e in events if e.get("role") == "assistant"}
 
 
 def test_every_assistant_turn_is_scored_exactly_once(

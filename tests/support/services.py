@@ -4,6 +4,7 @@ kafka-python (a client the service itself does not consume with)."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -14,9 +15,16 @@ from stream.local import LocalWorker
 REPO = Path(__file__).resolve().parents[2]
 
 
-def worker(broker: str, app_id: str, workdir: Path, **settings: Any) -> LocalWorker:
-    """A real `uxmon serve` child that can import the test-only scorers in tests.support."""
-    return LocalWorker(broker, app_id, workdir, pythonpath=str(REPO), **settings)
+FAULTS = REPO / "tests" / "support" / "faults"
+
+
+def worker(
+    broker: str, app_id: str, workdir: Path, *, faults: bool = False, **settings: Any
+) -> LocalWorker:
+    """A real `uxmon serve` child that can import the test-only scorers in tests.support;
+    with `faults`, also the fault injection of tests/support/faults (driven by env)."""
+    path = os.pathsep.join([str(REPO), str(FAULTS)] if faults else [str(REPO)])
+    return LocalWorker(broker, app_id, workdir, pythonpath=path, **settings)
 
 
 def produce(
@@ -88,3 +96,8 @@ def read_topic(broker: str, topic: str, expected: int, timeout_s: float = 120) -
             break
     consumer.close()
     return values
+
+
+def score_records(broker: str, topic: str, expected: int, timeout_s: float = 120) -> list[Any]:
+    """The score records of the scores topic (it also carries reactions and episodes)."""
+    return [r for r in read_topic(broker, topic, expected, timeout_s) if r["type"] == "score"]

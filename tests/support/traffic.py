@@ -68,3 +68,7 @@ def conversations(n: int, exchanges: int = 2) -> list[dict[str, Any]]:
 
 def encode(event: dict[str, Any]) -> tuple[bytes, bytes]:
     return event["conversation_id"].encode(), json.dumps(event, ensure_ascii=False).encode()
+
+
+def assistant_turns(events: list[dict[str, Any]]) -> set[str]:
+    return {e["turn_id"] for e in events if e.get("role") == "assistant"}
