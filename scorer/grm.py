@@ -82,13 +82,17 @@ class GRM:
         timeout_s: float = 30.0,
         max_retries: int = 3,
         concurrency: int = 8,
+        slow_call_s: float = 5.0,
+        breaker_cooldown_s: float = 30.0,
         verdict_head: str | Path | bool = True,
     ) -> None:
         """`template` / `recovery_template` override the packaged template files;
         `threshold` (a cut on the score in (0, 1)) overrides the calibrated default;
         `max_prompt` is the prompt budget in the backend's units (tokens locally, characters
-        over HTTP); `verdict_head`: True = the trained head shipped with uxmon (local backend
-        only), False = the base model's own verdict rows, or a head directory."""
+        over HTTP). Over HTTP an answer slower than `slow_call_s` counts as a failure toward
+        the circuit breaker, which then rests `breaker_cooldown_s`. `verdict_head`: True =
+        the trained head shipped with uxmon (local backend only), False = the base model's
+        own verdict rows, or a head directory."""
         self._language: Language = language_words(language)
         self._head_dir = _verdict_head_dir(verdict_head, backend, model)
         self._head_required = verdict_head is not True  # the default is best effort
@@ -118,6 +122,8 @@ class GRM:
                 timeout_s=timeout_s,
                 max_retries=max_retries,
                 concurrency=concurrency,
+                slow_call_s=slow_call_s,
+                breaker_cooldown_s=breaker_cooldown_s,
             ),
         )
         self._max_prompt = max_prompt or self._backend.default_max_prompt

@@ -57,6 +57,8 @@ class BackendConfig:
     timeout_s: float = 30.0
     max_retries: int = 3
     concurrency: int = 8
+    slow_call_s: float = 5.0
+    breaker_cooldown_s: float = 30.0
 
 
 class TokenMeter(Protocol):

@@ -81,6 +81,7 @@ class OpenAIBackend:
         retry: RetryPolicy | None = None,
         breaker: CircuitBreaker | None = None,
         top_logprobs: int = 20,
+        slow_call_s: float = 5.0,
     ) -> None:
         if concurrency < 1:
             raise BackendError(f"concurrency must be >= 1; got {concurrency}")
@@ -93,6 +94,9 @@ class OpenAIBackend:
         self._retry = retry or RetryPolicy()
         self.breaker = breaker or CircuitBreaker()
         self._top_logprobs = top_logprobs
+        # An answer that comes after the stream has moved on (its GRM deadline, 5 s by
+        # default) is as good as none: slow answers open the breaker as failures do.
+        self._slow_call_s = slow_call_s
         self._client: Any = None
         self._pool: ThreadPoolExecutor | None = None
         self._meter = CharMeter()
@@ -113,6 +117,8 @@ class OpenAIBackend:
             timeout_s=config.timeout_s,
             concurrency=config.concurrency,
             retry=RetryPolicy(max_retries=config.max_retries),
+            breaker=CircuitBreaker(cooldown_s=config.breaker_cooldown_s),
+            slow_call_s=config.slow_call_s,
         )
 
     def load(self) -> None:
@@ -179,6 +185,7 @@ class OpenAIBackend:
                     f"GRM server circuit is {self.breaker.state}; last problem: {problem}"
                 )
             retry_after: float | None = None
+            started = time.monotonic()
             try:
                 response = self._client.post("chat/completions", json=payload)
             except httpx.TimeoutException:
@@ -191,8 +198,18 @@ class OpenAIBackend:
             else:
                 status = response.status_code
                 if status < 400:
-                    self.breaker.record_success()
-                    return self._parse(response)
+                    try:
+                        verdicts = self._parse(response)
+                    except BackendError:
+                        self.breaker.record_failure()  # garbage is the server's failure
+                        raise
+                    took = time.monotonic() - started
+                    if took > self._slow_call_s:
+                        log.warning("GRM server answered in %.1f s (slow: a failure)", took)
+                        self.breaker.record_failure()
+                    else:
+                        self.breaker.record_success()
+                    return verdicts
                 if status not in RETRYABLE_STATUS:
                     # The server is up and refused this request: retrying will not help,
                     # and it says nothing about the server's health.

@@ -1,7 +1,6 @@
 """HTTP-contract tests of the OpenAI-compatible GRM backend against a real local server.
 
-The server is a small OpenAI-style stub on 127.0.0.1 that the test scripts: it answers
-chat completions with chosen logprobs, fails with chosen statuses, or stalls.
+The server is tests/support/grm_server.py, scripted by each test.
 """
 
 from __future__ import annotations
@@ -9,12 +8,8 @@ from __future__ import annotations
 import json
 import logging
 import math
-import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 import pytest
 
@@ -24,110 +19,16 @@ from scorer.backends.openai_http import OpenAIBackend, RetryPolicy, verdicts_fro
 from scorer.grm import GRM
 from scorer.prompts import LANGUAGES, ChatPrompt
 from scorer.types import Dialogue, Verdict
+from tests.support.grm_server import Action, Stub, serving
 
 ZH = LANGUAGES["zh"]
 SECRET = "sk-test-never-log-me"
 
 
-@dataclass
-class Action:
-    status: int = 200
-    delay_s: float = 0.0
-    top: list[tuple[str, float]] = field(default_factory=lambda: [("好", -0.3), ("差", -1.4)])
-    body: str | None = None  # raw body instead of a completion
-    headers: dict[str, str] = field(default_factory=dict)
-
-
-class Stub:
-    """Scripted behaviour: queued actions first, then `default` for every other request."""
-
-    def __init__(self) -> None:
-        self.queue: list[Action] = []
-        self.default = Action()
-        self.requests: list[dict[str, Any]] = []
-        self.lock = threading.Lock()
-        self.in_flight = 0
-        self.max_in_flight = 0
-
-    def next_action(self) -> Action:
-        with self.lock:
-            return self.queue.pop(0) if self.queue else self.default
-
-
-def completion(top: list[tuple[str, float]]) -> dict[str, Any]:
-    chosen = max(top, key=lambda t: t[1])
-    tops = [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in top]
-    return {
-        "id": "cmpl-1",
-        "object": "chat.completion",
-        "model": "judge",
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": chosen[0]},
-                "finish_reason": "length",
-                "logprobs": {
-                    "content": [{"token": chosen[0], "logprob": chosen[1], "top_logprobs": tops}]
-                },
-            }
-        ],
-    }
-
-
-def make_handler(stub: Stub) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("content-length", 0))
-            body = json.loads(self.rfile.read(length))
-            with stub.lock:
-                stub.requests.append(
-                    {"path": self.path, "auth": self.headers.get("authorization"), "body": body}
-                )
-                stub.in_flight += 1
-                stub.max_in_flight = max(stub.max_in_flight, stub.in_flight)
-            try:
-                action = stub.next_action()
-                if action.delay_s:
-                    time.sleep(action.delay_s)
-                if action.status != 200:
-                    payload = json.dumps({"error": {"message": "scripted", "code": action.status}})
-                else:
-                    payload = (
-                        action.body
-                        if action.body is not None
-                        else json.dumps(completion(action.top))
-                    )
-                data = payload.encode()
-                self.send_response(action.status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                for key, value in action.headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (timeout test)
-            finally:
-                with stub.lock:
-                    stub.in_flight -= 1
-
-    return Handler
-
-
 @pytest.fixture
 def server() -> Iterator[tuple[str, Stub]]:
-    stub = Stub()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(stub))
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    port = httpd.server_address[1]
-    yield f"http://127.0.0.1:{port}/v1", stub
-    httpd.shutdown()
-    httpd.server_close()
+    with serving() as running:
+        yield running
 
 
 def backend(
@@ -137,6 +38,7 @@ def backend(
     timeout_s: float = 2.0,
     concurrency: int = 4,
     breaker: CircuitBreaker | None = None,
+    slow_call_s: float = 5.0,
 ) -> OpenAIBackend:
     b = OpenAIBackend(
         ZH,
@@ -147,6 +49,7 @@ def backend(
         concurrency=concurrency,
         retry=RetryPolicy(max_retries=retries, backoff_s=0.01, backoff_max_s=0.05),
         breaker=breaker or CircuitBreaker(failure_threshold=50, cooldown_s=60),
+        slow_call_s=slow_call_s,
     )
     b.load()
     return b
@@ -349,3 +252,29 @@ def test_an_undecodable_body_counts_as_a_failure_and_settles_the_trial(
     [lp] = b.verdict_logprobs([PROMPT])  # and the next trial, healthy, closes it
     b.close()
     assert lp.good is not None and breaker.state == "closed"
+
+
+def test_slow_answers_open_the_breaker_and_are_still_used(server: tuple[str, Stub]) -> None:
+    url, stub = server
+    breaker = CircuitBreaker(failure_threshold=2, cooldown_s=60)
+    b = backend(url, retries=0, breaker=breaker, slow_call_s=0.1)
+    stub.default = Action(delay_s=0.3)  # inside the timeout, past the stream's patience
+    [first] = b.verdict_logprobs([PROMPT])
+    assert first.good is not None and breaker.state == "closed"
+    b.verdict_logprobs([PROMPT])
+    assert breaker.state == "open"  # two slow answers in a row
+    with pytest.raises(BackendUnavailableError, match="circuit is open"):
+        b.verdict_logprobs([PROMPT])
+    b.close()
+
+
+def test_a_garbage_answer_counts_as_a_failure(server: tuple[str, Stub]) -> None:
+    url, stub = server
+    breaker = CircuitBreaker(failure_threshold=2, cooldown_s=60)
+    b = backend(url, retries=0, breaker=breaker)
+    stub.default = Action(body="<html>502 from a proxy, with status 200</html>")
+    for _ in range(2):
+        with pytest.raises(BackendError, match="logprobs"):
+            b.verdict_logprobs([PROMPT])
+    b.close()
+    assert breaker.state == "open"

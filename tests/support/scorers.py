@@ -64,6 +64,8 @@ def RemoteGRM(**_: object) -> Scorer:
         base_url=os.environ["UXMON_TEST_GRM_URL"],
         model_name="judge",
         timeout_s=float(os.environ.get("UXMON_TEST_GRM_TIMEOUT_S", "2")),
+        slow_call_s=float(os.environ.get("UXMON_TEST_GRM_SLOW_S", "5")),
+        breaker_cooldown_s=float(os.environ.get("UXMON_TEST_GRM_COOLDOWN_S", "30")),
         max_retries=0,
         threshold=0.5,
     )
