@@ -31,8 +31,9 @@ from stream.commands.replay import read_events
 from stream.conversation import Bounds, ConversationState, Position, Tracking
 from stream.events import Limits
 from stream.local import LocalWorker
+from stream.pipeline import plan_batch
 from stream.reactions import Patterns
-from stream.step import Record, plan_batch
+from stream.records import Record
 
 Pair = tuple[bytes | None, bytes]
 

@@ -2,19 +2,17 @@
 
 Nothing else in uxmon creates Kafka clients, scorers or metric registries for the service.
 
-Delivery is at-least-once. Per micro-batch: parse and fold, classifying the user's
-reactions and moving recovery episodes (on the loop) → score: the judges on every turn,
-the GRM on what its budget picks (in a worker thread, so heartbeats and commits go on
-during a slow batch) → settle episodes with the verdicts → publish scores, reactions,
-episode outcomes and dead letters and wait until the broker has them → write the
-conversation states → count metrics → the batch is settled: its offsets may commit. A
-timer does the same for time passing (no follow-up, episode time limits).
+Delivery is at-least-once. Per micro-batch, in log order without holes (stream/reading.py):
+the pipeline (stream/pipeline.py) runs in a worker thread, so heartbeats, commits and
+timers go on during a slow batch: parse and fold, score (the GRM within its deadline),
+settle episodes with the verdicts. Then, here: publish scores, reactions, episode outcomes
+and dead letters and wait until the broker has them → write the conversation states and
+wait for those too → count (stream/accounting.py) → settle the batch's offsets for the
+commit. A timer does the same for time passing (no follow-up, episode time limits).
 
 A crash before the state write replays the batch (duplicate scores, never lost ones);
 afterwards a replayed record is recognised by its offset and skipped, so metrics do not
-count it twice. Records reach the batch step only in log order, with no holes, from the
-committed offset on (stream/offsets.py, stream/reading.py: faust can drop records around
-a rebalance).
+count it twice.
 """
 
 from __future__ import annotations
@@ -25,7 +23,6 @@ import os
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
 from typing import Any, NamedTuple
 
 import faust
@@ -33,46 +30,23 @@ from faust.types import TP
 
 from scorer.protocol import Scorer
 from scorer.runtime import Runtime
-from scorer.types import Score
 from stream import __version__
+from stream.accounting import Accounting
 from stream.cascade import Budget, Deadline
-from stream.conversation import (
-    ConversationState,
-    Opened,
-    Position,
-    ReactionSeen,
-    Signal,
-    Tracking,
-    expire,
-)
-from stream.events import FeedbackEvent, Limits, Reason, utcnow
-from stream.metrics import BoundedLabel, Metrics, counter_total
+from stream.conversation import ConversationState, Position, Signal, Tracking
+from stream.events import Limits, utcnow
+from stream.metrics import Metrics, counter_total
+from stream.pipeline import Outcome, Pipeline
 from stream.reactions import Patterns
 from stream.reading import Reader
-from stream.recovery import Closed, Outcome, Pending
+from stream.records import Record, dead_letter_record, scored_record, signal_record
 from stream.settings import Settings
-from stream.step import (
-    BatchPlan,
-    DeadLetter,
-    Record,
-    Scoring,
-    ToScore,
-    dead_letter_record,
-    pairs,
-    plan_batch,
-    score_batch,
-    scored_record,
-    settle,
-    signal_record,
-    split_scored,
-)
 from stream.table import ConversationTable, handled_key, is_handled_key
 from stream.validation import Validator
 
 log = logging.getLogger("uxmon")
 
 EXIT_BATCH_FAILED = 70  # EX_SOFTWARE: let the supervisor restart us
-ASSIGNMENT_GRACE_S = 10.0
 
 
 class Scorers(NamedTuple):
@@ -105,40 +79,48 @@ class Service:
         self.grm = scorers.grm
         self.scorers = self.judges + ([self.grm] if self.grm else [])
         self.metrics = metrics
-        self.tracking = Tracking(
-            patterns=Patterns.load(settings.patterns_dir),
-            episode_max_turns=settings.episode_max_turns,
+        self.pipeline = Pipeline(
+            judges=self.judges,
+            grm=self.grm,
+            budget=Budget(
+                rate=settings.grm_rate,
+                burst=settings.grm_burst,
+                max_per_batch=settings.grm_max_per_batch,
+                uncertain_margin=settings.grm_uncertain_margin,
+                sample_rate=settings.grm_sample_rate,
+            ),
+            deadline=Deadline(settings.grm_deadline_s),
+            limits=Limits(
+                max_event_bytes=settings.max_event_bytes,
+                max_text_chars=settings.max_text_chars,
+                max_id_chars=settings.max_id_chars,
+                max_metadata_items=settings.max_metadata_items,
+                max_metadata_chars=settings.max_metadata_chars,
+                clock_skew_s=settings.clock_skew_s,
+            ),
+            bounds=settings.bounds(),
+            tracking=Tracking(
+                patterns=Patterns.load(settings.patterns_dir),
+                episode_max_turns=settings.episode_max_turns,
+            ),
+            open_below=settings.open_episode_below,
+            follow_up_s=settings.follow_up_timeout_s,
+            episode_s=settings.episode_timeout_s,
         )
-        self.budget = Budget(
-            rate=settings.grm_rate,
-            burst=settings.grm_burst,
-            max_per_batch=settings.grm_max_per_batch,
-            uncertain_margin=settings.grm_uncertain_margin,
-            sample_rate=settings.grm_sample_rate,
+        self.accounting = Accounting(
+            metrics, self.pipeline, settings.scenarios, settings.label_values_max
         )
         # Batches and the timer both read-modify-write conversation states; one at a time.
         self._state_lock = asyncio.Lock()
-        self._processed: dict[TP, int] = {}  # last offset handled per turns partition
-        self._assigned_at = time.monotonic()
-        self.limits = Limits(
-            max_event_bytes=settings.max_event_bytes,
-            max_text_chars=settings.max_text_chars,
-            max_id_chars=settings.max_id_chars,
-            max_metadata_items=settings.max_metadata_items,
-            max_metadata_chars=settings.max_metadata_chars,
-            clock_skew_s=settings.clock_skew_s,
-        )
-        self.bounds = settings.bounds()
-        self._scenario = BoundedLabel(len(settings.scenarios), settings.scenarios, "Other")
-        self._assistant = BoundedLabel(settings.label_values_max)
-        # One thread: scorers run one batch at a time and use torch's own thread pool.
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="uxmon-score")
-        self.grm_deadline = Deadline(settings.grm_deadline_s)
+        # One thread: batches run one at a time and scorers use torch's own thread pool.
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="uxmon-batch")
         self._validator: Validator | None = None
         self._lag_labels: set[int] = set()  # partitions whose lag gauge this worker exports
         self.app = self._build_app()
         # Applies each partition's records in log order, whatever faust hands over.
-        self.reader = Reader(self.app, settings.broker, metrics.rereads, metrics.offset_resets)
+        self.reader = Reader(
+            self.app, settings.turns_topic, settings.broker, metrics.rereads, metrics.offset_resets
+        )
 
     def _build_app(self) -> faust.App:
         s = self.settings
@@ -184,8 +166,6 @@ class Service:
 
     async def _on_assigned(self, app: faust.App, assigned: set[TP], **_: Any) -> None:
         owned = [tp for tp in assigned if tp.topic == self.settings.turns_topic]
-        self._assigned_at = time.monotonic()
-        self._processed.clear()
         for tp in self._lag_labels - {tp.partition for tp in owned}:
             self.metrics.consumer_lag.remove(str(tp))  # a revoked partition is another's now
         self._lag_labels &= {tp.partition for tp in owned}
@@ -227,7 +207,7 @@ class Service:
             ]
             try:
                 await self.handle(records)
-                self.reader.settled()
+                self.reader.settled(records)
             except BaseException as exc:
                 # Never settled, so never committed (stream/reading.py): they are re-read.
                 if isinstance(exc, Exception):
@@ -248,82 +228,49 @@ class Service:
         mark = self.table.get(handled_key(partition))
         return int(mark["offset"]) if mark else -1
 
-    async def handle(self, records: Sequence[Record]) -> BatchPlan:
+    async def handle(self, records: Sequence[Record]) -> Outcome:
         async with self._state_lock:
-            return await self._handle(records)
-
-    async def _handle(self, records: Sequence[Record]) -> BatchPlan:
-        now = utcnow()
-        plan = plan_batch(
-            records,
-            self._load_state,
-            handled_before=self._handled_before,
-            limits=self.limits,
-            now=now,
-            bounds=self.bounds,
-            tracking=self.tracking,
-        )
-        scoring = Scoring([])
-        if plan.to_score:
             loop = asyncio.get_running_loop()
-            scoring = await loop.run_in_executor(
+            outcome = await loop.run_in_executor(
                 self._executor,
-                score_batch,
-                self.judges,
-                self.grm,
-                self.budget,
-                plan.to_score,
-                self.grm_deadline,
+                self.pipeline.run,
+                records,
+                self._load_state,
+                self._handled_before,
+                utcnow(),
             )
-        # Publishing, the state write and counting belong together: a cancel (SIGTERM)
-        # landing between them would leave state that says "applied" for turns nobody
-        # counted. Finish them, then let the cancel through.
-        delivery = asyncio.ensure_future(self._deliver(plan, scoring, records, now))
-        try:
-            await asyncio.shield(delivery)
-        except asyncio.CancelledError:
-            await delivery
-            raise
-        return plan
+            # Publishing, the state write and counting belong together: a cancel (SIGTERM)
+            # landing between them would leave state that says "applied" for turns nobody
+            # counted. Finish them, then let the cancel through.
+            delivery = asyncio.ensure_future(self._deliver(outcome))
+            try:
+                await asyncio.shield(delivery)
+            except asyncio.CancelledError:
+                await delivery
+                raise
+            return outcome
 
-    async def _deliver(
-        self,
-        plan: BatchPlan,
-        scoring: Scoring,
-        records: Sequence[Record],
-        now: datetime,
-    ) -> None:
+    async def _deliver(self, outcome: Outcome) -> None:
+        """Outputs on the broker, then the states, then the counts."""
         s = self.settings
-        done, failed = split_scored(plan, scoring)
-        signals = settle(
-            plan,
-            done,
-            grm_name=self.grm.name if self.grm else None,
-            open_below=s.open_episode_below,
-        )
-        dead = plan.dead + [
-            DeadLetter(item.record, Reason.SCORING_FAILED, f"scorer raised {error}")
-            for item, error in failed
-        ]
-        scored_at = utcnow()
         pending = []
-        for item, scores in done:
-            record = scored_record(item, scores, scored_at, include_text=s.include_text)
+        for item, scores in outcome.scored:
+            record = scored_record(item, scores, outcome.scored_at, include_text=s.include_text)
             key = item.event.conversation_id.encode()
             pending.append(await self.scores.send(key=key, value=record, force=True))
-        pending += await self._send_signals(signals)
-        for letter in dead:
-            value = dead_letter_record(letter, now, max_value_bytes=s.dlq_max_value_bytes)
+        pending += await self._send_signals(outcome.signals)
+        for letter in outcome.dead:
+            value = dead_letter_record(
+                letter, outcome.scored_at, max_value_bytes=s.dlq_max_value_bytes
+            )
             pending.append(await self.dead.send(key=letter.record.key, value=value, force=True))
         await asyncio.gather(*pending)  # outputs are on the broker before state moves on
-        for conversation_id, state in plan.states.items():
+        for conversation_id, state in outcome.plan.states.items():
             self.table[conversation_id.encode()] = state.to_json()
-        for partition, offset in plan.handled.items():
+        for partition, offset in outcome.plan.handled.items():
             self.table[handled_key(partition)] = {"partition": partition, "offset": offset}
         await self._confirm_state()
-        self._count(plan, done, dead, scoring, scored_at)
-        self._count_signals(signals)
-        self._note_handled(records)
+        self.accounting.batch(outcome)
 
     async def _confirm_state(self) -> None:
         """Wait until the broker has every state write: the offsets commit after this."""
@@ -339,79 +286,6 @@ class Service:
                 pending.append(await self.scores.send(key=key, value=record, force=True))
         return pending
 
-    def _count(
-        self,
-        plan: BatchPlan,
-        done: Sequence[tuple[ToScore, Sequence[Score]]],
-        dead: Sequence[DeadLetter],
-        scoring: Scoring,
-        scored_at: datetime,
-    ) -> None:
-        m = self.metrics
-        m.consumed.inc(plan.consumed)
-        m.redelivered.inc(plan.redelivered)
-        m.unknown_fields.inc(plan.unknown_fields)
-        for letter in dead:
-            m.rejected.labels(str(letter.reason)).inc()
-        for event in plan.events:
-            if isinstance(event, FeedbackEvent):
-                m.feedback.labels(event.kind).inc()
-        if plan.to_score:
-            m.batch_size.observe(len(plan.to_score))
-        for name, seconds in scoring.seconds(self.judges, self.grm):
-            m.scoring_seconds.labels(name).observe(seconds)
-        for scorer, run in zip(self.judges, scoring.judges, strict=False):
-            if run.errors:
-                m.scorer_errors.labels(scorer.name).inc(len(run.errors))
-        for reason in scoring.chosen.values():
-            m.grm_verdicts.labels(str(reason)).inc()
-        for skip in scoring.skipped.values():
-            m.grm_skipped.labels(str(skip)).inc()
-        if self.grm is not None:
-            failures = sum(1 for skip in scoring.skipped.values() if str(skip) == "failed")
-            if failures:
-                m.scorer_errors.labels(self.grm.name).inc(failures)
-            m.grm_budget.set(self.budget.tokens)
-        for item, scores in done:
-            scenario = self._scenario(item.event.scenario)
-            assistant = self._assistant(item.event.assistant_id)
-            for score in scores:
-                m.turns_scored.labels(score.scorer, str(score.verdict), scenario, assistant).inc()
-                m.score.labels(score.scorer).observe(score.p_satisfied)
-            m.event_to_score.observe(max(0.0, (scored_at - item.event.ts).total_seconds()))
-
-    def _count_signals(self, signals: Sequence[tuple[str, Signal]]) -> None:
-        m = self.metrics
-        for _, signal in signals:
-            if isinstance(signal, ReactionSeen):
-                labels = (self._scenario(signal.scenario), self._assistant(signal.assistant_id))
-                m.reactions.labels(str(signal.reaction), *labels).inc()
-            elif isinstance(signal, Opened):
-                e = signal.episode
-                labels = (self._scenario(e.scenario), self._assistant(e.assistant_id))
-                m.episodes_opened.labels(str(e.trigger), *labels).inc()
-            elif isinstance(signal, Closed):
-                e = signal.episode
-                labels = (self._scenario(e.scenario), self._assistant(e.assistant_id))
-                m.episodes_closed.labels(str(signal.outcome), *labels).inc()
-                if signal.outcome is Outcome.RECOVERED:
-                    m.recovery_seconds.observe(signal.seconds)
-                    m.recovery_turns.observe(e.attempts)
-        for pair in pairs(signals):
-            m.judge_reaction_pairs.labels(
-                pair.scorer, pair.verdict, "true" if pair.dissatisfied else "false"
-            ).inc()
-
-    def _note_handled(self, records: Sequence[Record]) -> None:
-        last: dict[TP, int] = {}
-        for record in records:
-            p = record.position
-            last[TP(p.topic, p.partition)] = p.offset
-        for tp in last.keys() - self._processed.keys():
-            first = min(r.position.offset for r in records if r.position.partition == tp.partition)
-            log.info("partition %d: first record handled from offset %d", tp.partition, first)
-        self._processed.update(last)
-
     async def _sample_gauges(self) -> None:
         """Records in the log not applied yet, per owned partition, on a timer: a stalled
         partition's lag grows here even though no batch touches it. The GRM backend's
@@ -419,60 +293,32 @@ class Service:
         health = getattr(self.grm, "health", None)  # not part of the Scorer protocol
         if health is not None:
             self.metrics.grm_backend_state.set(float(health().get("state_code", 0.0)))
-        consumer = self.app.consumer
-        cursors = self.reader.cursors.positions()
-        for tp in consumer.assignment():
-            if tp.topic != self.settings.turns_topic:
-                continue
-            highwater = consumer.highwater(tp)
-            position = cursors.get(tp)
-            if highwater is None or position is None:
-                continue  # not fetched from yet, or the reader has not started it
-            self.metrics.consumer_lag.labels(str(tp.partition)).set(max(0, highwater - position))
-            self._lag_labels.add(tp.partition)
+        for partition, lag in self.reader.lags().items():
+            self.metrics.consumer_lag.labels(str(partition)).set(lag)
+            self._lag_labels.add(partition)
 
     async def _follow_time(self) -> None:
-        """Time passing: no-follow-up reactions and episode time limits, on event time.
-
-        A partition still catching up is skipped: the message that answers a reply may be
-        in its backlog, and after a restart the backlog is exactly where it would be.
-        """
-        s = self.settings
+        """Time passing: no-follow-up reactions and episode time limits, on event time."""
         if self._state_lock.locked():
             return  # a batch is running; the next tick comes soon enough
         async with self._state_lock:
-            now = utcnow()
-            caught_up = {tp.partition for tp in await self._caught_up()}
-            active = self._active_partitions()
-            changed: dict[bytes, ConversationState] = {}
-            signals: list[tuple[str, Signal]] = []
-            open_episodes = 0
-            for key, value in list(self.table.items()):
-                if not value or not (value.get("awaiting") or value.get("episode")):
-                    continue  # nothing to time out (or a partition's handled mark)
-                if value.get("partition") not in active:
-                    continue  # a standby copy: its owner follows its time
-                state = ConversationState.from_json(value)
-                if state.partition in caught_up:
-                    state, more = expire(
-                        state,
-                        now,
-                        follow_up_s=s.follow_up_timeout_s,
-                        episode_s=s.episode_timeout_s,
-                    )
-                    if more:
-                        changed[key] = state
-                        signals += [(key.decode(), self._settled(sig)) for sig in more]
-                open_episodes += state.episode is not None
-            if signals:
-                delivery = asyncio.ensure_future(self._deliver_timed(changed, signals))
+            caught_up = await self.reader.caught_up()
+            owned = {tp.partition for tp in self.reader.owned()}
+            tick = self.pipeline.tick(
+                (
+                    (key, state, state.partition in caught_up)
+                    for key, value in list(self.table.items())
+                    # nothing to time out (or a partition's handled mark), or a standby copy
+                    if value and (value.get("awaiting") or value.get("episode"))
+                    if value.get("partition") in owned
+                    for state in (ConversationState.from_json(value),)
+                ),
+                utcnow(),
+            )
+            if tick.signals:
+                delivery = asyncio.ensure_future(self._deliver_timed(tick.changed, tick.signals))
                 await asyncio.shield(delivery)
-            self.metrics.episodes_open.set(open_episodes)
-
-    @staticmethod
-    def _settled(signal: Signal) -> Signal:
-        # With time passing there is no verdict still to come: settle on what is known.
-        return signal.settle(signal.episode.verdict) if isinstance(signal, Pending) else signal
+            self.metrics.episodes_open.set(tick.episodes_open)
 
     async def _deliver_timed(
         self, changed: dict[bytes, ConversationState], signals: list[tuple[str, Signal]]
@@ -481,39 +327,11 @@ class Service:
         for key, state in changed.items():
             self.table[key] = state.to_json()
         await self._confirm_state()
-        self._count_signals(signals)
-
-    async def _caught_up(self) -> list[TP]:
-        """Owned turns partitions with nothing left to read or handle.
-
-        Fetched records wait in faust's buffers before a batch takes them, so a partition
-        nothing was handled from since the last assignment counts only after a grace
-        period: its fetched backlog, if any, has been handled by then.
-        """
-        consumer = self.app.consumer
-        settled = time.monotonic() - self._assigned_at >= ASSIGNMENT_GRACE_S
-        ready = []
-        for tp in consumer.assignment():
-            if tp.topic != self.settings.turns_topic:
-                continue
-            highwater = consumer.highwater(tp)
-            position = await consumer.position(tp)
-            if highwater is None or position is None or position < highwater:
-                continue
-            handled = self._processed.get(tp)
-            if settled if handled is None else handled >= highwater - 1:
-                ready.append(tp)
-        return ready
-
-    def _active_partitions(self) -> set[int]:
-        """Turns partitions this worker owns (its table also holds standby copies of
-        others, which it must neither count nor change)."""
-        turns = self.settings.turns_topic
-        return {tp.partition for tp in self.app.consumer.assignment() if tp.topic == turns}
+        self.accounting.signals(signals)
 
     async def _evict_idle(self) -> None:
         cutoff = time.time() - self.settings.conversation_ttl_s
-        active = self._active_partitions()
+        active = {tp.partition for tp in self.reader.owned()}
         mine = [
             (k, v)
             for k, v in list(self.table.items())

@@ -25,6 +25,7 @@ from stream.recovery import (
     on_clock,
     on_feedback,
     on_reaction,
+    on_verdict,
 )
 
 STATE_VERSION = 1
@@ -312,6 +313,44 @@ def _feedback(state: ConversationState, event: FeedbackEvent) -> Applied:
         about.assistant_id if about else None,
     )
     return Applied(replace(state, episode=opened), None, (Opened(opened),))
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """What the scorers said about one assistant turn of the conversation."""
+
+    turn_id: str
+    ts: datetime
+    verdicts: tuple[tuple[str, str], ...]  # (scorer, verdict) of every scorer that ran
+    decisive: str | None  # the verdict episodes go by (stream/recovery.decisive_verdict)
+    judge_p: float  # the first judge's P(satisfied)
+    scenario: str | None = None
+    assistant_id: str | None = None
+
+
+def apply_judged(
+    state: ConversationState, judged: Judged, *, open_below: float | None
+) -> tuple[ConversationState, tuple[Signal, ...]]:
+    """A turn's verdicts: kept on the reply awaiting its reaction (to pair with it); an
+    episode opened on a judge score under `open_below` (None: verdicts never open one);
+    the verdict on an episode's attempt moves the episode."""
+    signals: list[Signal] = []
+    turn = judged.turn_id
+    if state.awaiting is not None and state.awaiting.turn_id == turn:
+        state = replace(state, awaiting=replace(state.awaiting, verdicts=judged.verdicts))
+        unprompted = state.episode is None and turn != state.closed_on
+        if open_below is not None and unprompted and judged.judge_p < open_below:
+            opened = Episode(turn, Trigger.VERDICT, judged.ts, judged.scenario, judged.assistant_id)
+            state = replace(state, episode=opened)
+            signals.append(Opened(opened))
+    episode = state.episode
+    if episode is not None and episode.attempt == turn and judged.decisive is not None:
+        moved, closed = on_verdict(episode, turn, judged.decisive, judged.ts)
+        state = replace(state, episode=moved)
+        if closed is not None:
+            state = replace(state, closed_on=turn)
+            signals.append(closed)
+    return state, tuple(signals)
 
 
 def expire(

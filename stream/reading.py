@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,20 +27,23 @@ from faust.types import TP
 from prometheus_client import Counter
 
 from stream.offsets import Cursors, Hole
+from stream.records import Record
 
 log = logging.getLogger("uxmon")
 
 REREAD_WAIT_S = 0.5  # first pause after a seek back to a hole; doubles while it stays
 REREAD_MAX_WAIT_S = 8.0
+ASSIGNMENT_GRACE_S = 10.0
 
 
 class Reader:
     """The cursors of the partitions this worker owns, kept true to what the consumer does."""
 
     def __init__(
-        self, app: faust.App, broker: str, rereads: Counter, offset_resets: Counter
+        self, app: faust.App, topic: str, broker: str, rereads: Counter, offset_resets: Counter
     ) -> None:
         self.app = app
+        self.topic = topic
         self.broker = broker  # for the probe consumer
         self.rereads = rereads
         self.offset_resets = offset_resets
@@ -49,6 +53,8 @@ class Reader:
         self._starting: asyncio.Future[None] | None = None
         self._idle_cursors: dict[TP, int] = {}  # cursors at the last tick the agent idled
         self._settled: dict[TP, int] = {}  # what may be committed: all before it is done
+        self._handled: dict[TP, int] = {}  # last offset handled, since the assignment
+        self._assigned_at = time.monotonic()
 
     def assigned(self, owned: list[TP]) -> None:
         """A new assignment: nothing is applied until each partition's start is known."""
@@ -56,6 +62,8 @@ class Reader:
         self._assignment += 1
         self.cursors.reset()
         self._settled = {}
+        self._handled = {}
+        self._assigned_at = time.monotonic()
         self._rereading.clear()  # their tasks see the new assignment and stand down
         self._idle_cursors.clear()
         if owned:
@@ -72,10 +80,52 @@ class Reader:
             self._read_again(hole)
         return [batch[i] for i in admission.apply]
 
-    def settled(self) -> None:
-        """The batch admitted last has its outputs and state on the broker: everything
-        before the cursors is done (batches run one at a time, so none is in flight)."""
+    def settled(self, records: Sequence[Record]) -> None:
+        """The batch admitted last (`records`) has its outputs and state on the broker:
+        everything before the cursors is done (batches run one at a time)."""
         self._settled = self.cursors.positions()
+        last: dict[TP, int] = {}
+        for record in records:
+            last[TP(record.position.topic, record.position.partition)] = record.position.offset
+        for tp in last.keys() - self._handled.keys():
+            first = min(r.position.offset for r in records if r.position.partition == tp.partition)
+            log.info("partition %d: first record handled from offset %d", tp.partition, first)
+        self._handled.update(last)
+
+    def owned(self) -> list[TP]:
+        """The turns partitions this worker actively owns (its table also holds standby
+        copies of others, which it must neither count nor change)."""
+        return [tp for tp in self.app.consumer.assignment() if tp.topic == self.topic]
+
+    def lags(self) -> dict[int, int]:
+        """Records in the log not applied yet, per owned partition the reader has started."""
+        consumer, cursors = self.app.consumer, self.cursors.positions()
+        lags = {}
+        for tp in self.owned():
+            highwater, position = consumer.highwater(tp), cursors.get(tp)
+            if highwater is not None and position is not None:
+                lags[tp.partition] = max(0, highwater - position)
+        return lags
+
+    async def caught_up(self) -> set[int]:
+        """Owned partitions with nothing left to read or handle.
+
+        Fetched records wait in faust's buffers before a batch takes them, so a partition
+        nothing was handled from since the assignment counts only after a grace period:
+        its fetched backlog, if any, has been handled by then.
+        """
+        consumer = self.app.consumer
+        settled = time.monotonic() - self._assigned_at >= ASSIGNMENT_GRACE_S
+        ready = set()
+        for tp in self.owned():
+            highwater = consumer.highwater(tp)
+            position = await consumer.position(tp)
+            if highwater is None or position is None or position < highwater:
+                continue
+            handled = self._handled.get(tp)
+            if settled if handled is None else handled >= highwater - 1:
+                ready.add(tp.partition)
+        return ready
 
     def committable(self, partitions: Iterable[TP]) -> dict[TP, int]:
         """The offsets faust commits: the settled cursors, where they moved on."""
@@ -216,8 +266,9 @@ class Probe:
 async def first_record_at_or_after(broker: str, tp: TP, offset: int) -> Probe:
     """Where the first record at or after `offset` is, asked by a consumer of its own.
 
-    An offset the log no longer holds (retention deleted it) is reported with the log's
-    start, never silently reset: the probe consumer has no reset policy of its own.
+    An offset below the log's start (retention deleted it) is reported with that start,
+    never silently reset: the probe has no reset policy of its own, and it asks for the
+    start first, as some brokers answer a fetch there with the next record they hold.
     """
     from aiokafka import AIOKafkaConsumer, TopicPartition
     from aiokafka.errors import OffsetOutOfRangeError
@@ -229,14 +280,14 @@ async def first_record_at_or_after(broker: str, tp: TP, offset: int) -> Probe:
     try:
         await probe.start()
         probe.assign([partition])
+        start = (await probe.beginning_offsets([partition]))[partition]
+        if start > offset:
+            return Probe(start, log_start=start)
         probe.seek(partition, offset)
         try:
             fetched = await probe.getmany(partition, timeout_ms=2000, max_records=1)
         except OffsetOutOfRangeError:
-            start = (await probe.beginning_offsets([partition]))[partition]
-            if start > offset:
-                return Probe(start, log_start=start)
-            return Probe(None)  # past the end: nothing to read there (yet)
+            return Probe(None)  # past the end (or deleted just now): a later check asks again
     except Exception as exc:  # no answer: a later hole or stall check asks again
         log.warning("partition %d: could not read the log (%s)", tp.partition, exc)
         return Probe(None)

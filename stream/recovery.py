@@ -22,11 +22,13 @@ Everything here is a pure function over immutable values, so it is tested withou
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from scorer.types import Score
 from stream.reactions import Reaction, is_dissatisfied
 
 
@@ -174,6 +176,17 @@ def on_verdict(episode: Episode, turn_id: str, verdict: str, ts: datetime) -> St
     if verdict == "bad":
         return None, Closed(replace(episode, verdict=verdict), Outcome.FAILED, ts, "verdict")
     return replace(episode, verdict=verdict), None
+
+
+def decisive_verdict(scores: Sequence[Score], grm_name: str | None) -> str | None:
+    """The verdict that moves an episode when a turn has several: the GRM's when it scored
+    the turn (it is the stronger scorer out of writer: docs/validation.md), else the first
+    judge's. The cascade sends the GRM the judge's uncertain turns and every recovery
+    attempt, so this is where the two differ."""
+    by_name = {s.scorer: str(s.verdict) for s in scores}
+    if grm_name is not None and grm_name in by_name:
+        return by_name[grm_name]
+    return str(scores[0].verdict) if scores else None
 
 
 def on_clock(episode: Episode, now: datetime, timeout_s: float) -> Step:

@@ -14,7 +14,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from benchmark.taxonomy import SCENARIOS
 from stream.conversation import Bounds, state_bytes_bound
-from stream.step import dead_letter_bytes
+from stream.records import dead_letter_bytes
 
 
 def _split_csv(value: Any) -> Any:

@@ -116,10 +116,7 @@ def test_garbage_and_slow_answers_open_the_breaker_and_verdicts_return_within_a_
 
     def send(n: int) -> None:
         nonlocal sent
-        events = conversations(n, exchanges=1)
-        for event in events:  # fresh ids per call: each is a new turn
-            event["conversation_id"] += f"-{sent}"
-            event["turn_id"] += f"-{sent}"
+        events = conversations(n, exchanges=1, prefix=f"c{sent}")  # new turns each time
         produce(broker, names["turns_topic"], map(encode, events))
         sent += sum(1 for e in events if e["role"] == "assistant")
 

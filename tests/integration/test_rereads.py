@@ -6,13 +6,16 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from faust.types import TP
 
 from stream.local import LocalWorker
 from stream.reading import first_record_at_or_after
+from tests.support.s3 import S3
 from tests.support.services import committed_offsets, produce, score_records
+from tests.support.services import worker as spawn_worker
 from tests.support.traffic import assistant_turns, conversations, encode
 
 pytestmark = pytest.mark.integration
@@ -120,3 +123,64 @@ def test_a_crash_while_a_hole_is_re_read_loses_nothing(
     second.wait_for("uxmon_turns_scored_total", len(expected) - len(published), timeout_s=180)
     scores = score_records(broker, names["scores_topic"], len(expected))
     assert {s["turn_id"] for s in scores} == expected
+
+
+def produce_batch_by_batch(broker: str, topic: str, events: list[dict]) -> list[tuple[int, int]]:
+    """One record per broker batch, so retention can cut between any two records."""
+    from kafka import KafkaProducer
+
+    producer = KafkaProducer(bootstrap_servers=broker, acks="all", linger_ms=0)
+    positions = []
+    for key, value in map(encode, events):
+        meta = producer.send(topic, key=key, value=value).get(timeout=30)
+        positions.append((meta.partition, meta.offset))
+    producer.close()
+    return positions
+
+
+def test_records_retention_deleted_before_they_were_applied_are_skipped_and_counted(
+    names: dict[str, str], workdir: Path
+) -> None:
+    """The worker is away while retention deletes records it never applied: on return it
+    resumes at the log start with a warning and a count, and the partition goes on."""
+    topic = names["turns_topic"]
+    keyword = {"scorers": "tests.support.scorers:Keyword", "grm": ""}
+    topics = {k: v for k, v in names.items() if k != "app_id"}
+    with S3(workdir) as s3, s3.broker() as broker:
+        before = conversations(8, exchanges=1, prefix="before")
+        produce_batch_by_batch(broker.address, topic, before)
+        first = spawn_worker(broker.address, names["app_id"], workdir, **keyword, **topics)
+        try:
+            first.start().wait_ready()
+            first.wait_for("uxmon_turns_scored_total", 8)
+        finally:
+            first.stop()
+        committed = committed_offsets(broker.address, names["app_id"], topic)
+
+        after = conversations(12, exchanges=1, prefix="after")
+        positions = produce_batch_by_batch(broker.address, topic, after)
+        cut: dict[int, int] = {}  # partition -> the new log start, past the committed offset
+        for partition in {p for p, _ in positions}:
+            new = sorted(o for p, o in positions if p == partition)
+            if len(new) >= 2:
+                cut[partition] = new[1]
+                assert new[0] >= committed.get(partition, 0)
+                s3.delete_below(topic, partition, cut[partition])
+        assert cut, "no partition got two records"
+        survivors = {
+            event["turn_id"]
+            for event, (partition, offset) in zip(after, positions, strict=True)
+            if event["role"] == "assistant" and offset >= cut.get(partition, 0)
+        }
+
+        second = spawn_worker(broker.address, names["app_id"], workdir, **keyword, **topics)
+        try:
+            second.start().wait_ready()
+            second.wait_for("uxmon_turns_scored_total", len(survivors), timeout_s=90)
+            time.sleep(2)  # anything deleted that still came through would be counted now
+            assert second.total("uxmon_turns_scored_total") == len(survivors)
+            assert second.total("uxmon_partition_offset_resets_total") == len(cut)
+            assert "deleted by retention" in second.log_path.read_text()
+            assert second.total("uxmon_consumer_lag_messages") == 0
+        finally:
+            second.stop()

@@ -58,7 +58,7 @@ def reader(consumer: RecordingConsumer, monkeypatch: pytest.MonkeyPatch) -> Read
     registry = CollectorRegistry()
     rereads = Counter("rereads", "test", registry=registry)
     resets = Counter("resets", "test", registry=registry)
-    reading = Reader(app, "127.0.0.1:1", rereads, resets)  # type: ignore[arg-type]
+    reading = Reader(app, P0.topic, "127.0.0.1:1", rereads, resets)  # type: ignore[arg-type]
     reading.cursors.start({P0: 12})
     return reading
 
@@ -245,14 +245,14 @@ def test_the_reader_commits_only_what_it_settled() -> None:
         faust_ = await FaustCommits.create()
         registry = CollectorRegistry()
         counter = Counter("c", "test", registry=registry)
-        reader = Reader(faust_.app, "127.0.0.1:1", counter, counter)
+        reader = Reader(faust_.app, P0.topic, "127.0.0.1:1", counter, counter)
         reader.assigned([])  # takes over the commit
         reader.cursors.start({P0: 100})
         commits = []
         for batch in ([100, 101, 102], [103], [104, 105]):
             reader.cursors.admit([(P0, offset) for offset in batch])
             commits.append(faust_.commit())  # a tick while the batch runs: nothing new
-            reader.settled()
+            reader.settled([])
             faust_.ack(*batch)
             if batch == [103]:
                 await faust_.jump(102, 500)

@@ -6,6 +6,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from scorer.types import Score, Verdict
+from stream.accounting import pairs
 from stream.conversation import (
     Bounds,
     ConversationState,
@@ -17,9 +18,9 @@ from stream.conversation import (
     expire,
 )
 from stream.events import FeedbackEvent, TurnEvent
+from stream.pipeline import BatchPlan, ToScore, settle
 from stream.reactions import Patterns, Reaction
 from stream.recovery import Closed, Outcome, Pending, Trigger
-from stream.step import BatchPlan, ToScore, pairs, settle
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 TRACKING = Tracking(Patterns.load(), episode_max_turns=3)

@@ -19,12 +19,12 @@ _EN = [
 
 
 def conversation(
-    index: int, exchanges: int = 2, start: datetime | None = None
+    index: int, exchanges: int = 2, start: datetime | None = None, prefix: str = "conv"
 ) -> list[dict[str, Any]]:
     """One conversation: `exchanges` user/assistant pairs, a few seconds apart."""
     start = start or datetime.now(UTC) - timedelta(minutes=5)
     bank = _EN if index % 5 == 0 else _ZH
-    cid = f"conv-{index:05d}"
+    cid = f"{prefix}-{index:05d}"
     events = []
     for k in range(exchanges):
         question, answer = bank[(index + k) % len(bank)]
@@ -62,8 +62,9 @@ def turn_event(
     }
 
 
-def conversations(n: int, exchanges: int = 2) -> list[dict[str, Any]]:
-    return [e for i in range(n) for e in conversation(i, exchanges)]
+def conversations(n: int, exchanges: int = 2, prefix: str = "conv") -> list[dict[str, Any]]:
+    """`n` conversations; a new `prefix` gives new conversation and turn ids."""
+    return [e for i in range(n) for e in conversation(i, exchanges, prefix=prefix)]
 
 
 def encode(event: dict[str, Any]) -> tuple[bytes, bytes]:

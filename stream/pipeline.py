@@ -1,20 +1,21 @@
-"""The per-batch step as plain functions: records in, state changes and outputs out.
+"""One batch of the stream, as a plain function: records in, an outcome out.
 
-The faust agent (stream/app.py) only feeds this and performs the I/O it asks for, so
-everything here is testable without Kafka.
+`Pipeline.run` parses and folds the records into conversation states (reactions, recovery
+episodes), scores the assistant turns (the judges on every turn, the GRM on what its budget
+picks, within a deadline), and settles episodes with the verdicts. `Pipeline.tick` does
+the same for time passing. The outcome says what to publish, what state to write and what
+to count; stream/app.py performs that I/O, stream/accounting.py the counting. Scorers are
+called here (blocking): run it off the event loop. Nothing here touches Kafka.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import logging
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
 
 from scorer.protocol import Scorer
 from scorer.types import Dialogue, Score
@@ -22,34 +23,106 @@ from stream.cascade import Budget, Candidate, Chosen, Deadline, Skipped
 from stream.conversation import (
     Bounds,
     ConversationState,
-    Opened,
-    Position,
+    Judged,
     ReactionSeen,
     Signal,
     Tracking,
     apply_event,
+    apply_judged,
+    expire,
 )
-from stream.events import Event, Limits, Reason, Rejected, TurnEvent, parse_event
-from stream.reactions import is_dissatisfied
-from stream.recovery import Closed, Episode, Pending, Trigger, on_verdict
+from stream.events import Event, Limits, Reason, Rejected, TurnEvent, parse_event, utcnow
+from stream.records import DeadLetter, Record
+from stream.recovery import Pending, decisive_verdict
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
-class Record:
-    """One consumed Kafka record, as the step needs it."""
+class Outcome:
+    """What a batch produced, for the I/O and the counting that follow it."""
 
-    key: bytes | None
-    value: bytes | None
-    position: Position
+    plan: BatchPlan  # the fold: changed states, handled marks, consumption counts
+    scoring: Scoring
+    scored: list[tuple[ToScore, list[Score]]]  # every judge's score, then the GRM's
+    signals: list[tuple[str, Signal]]  # (conversation_id, reaction or episode change)
+    dead: list[DeadLetter]
+    scored_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
-class DeadLetter:
-    record: Record
-    reason: Reason
-    detail: str
+class Tick:
+    """What time passing produced over the states it was given."""
+
+    changed: dict[bytes, ConversationState]  # by table key
+    signals: list[tuple[str, Signal]]
+    episodes_open: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pipeline:
+    judges: Sequence[Scorer]  # on every assistant turn
+    grm: Scorer | None  # on the turns the budget picks
+    budget: Budget
+    deadline: Deadline | None
+    limits: Limits
+    bounds: Bounds
+    tracking: Tracking
+    open_below: float | None  # a judge score under it opens an episode (None: never)
+    follow_up_s: float  # no message this long after a reply: no follow-up
+    episode_s: float  # an episode open this long ends gave_up
+
+    def run(
+        self,
+        records: Sequence[Record],
+        load_state: Callable[[str], ConversationState],
+        handled_before: Callable[[int], int],
+        now: datetime,
+    ) -> Outcome:
+        """One batch. `handled_before(partition)`: the last offset handled there before."""
+        plan = plan_batch(
+            records,
+            load_state,
+            handled_before=handled_before,
+            limits=self.limits,
+            now=now,
+            bounds=self.bounds,
+            tracking=self.tracking,
+        )
+        scoring = Scoring([])
+        if plan.to_score:
+            scoring = score_batch(self.judges, self.grm, self.budget, plan.to_score, self.deadline)
+        scored, failed = split_scored(plan, scoring)
+        grm_name = self.grm.name if self.grm else None
+        signals = settle(plan, scored, grm_name=grm_name, open_below=self.open_below)
+        dead = plan.dead + [
+            DeadLetter(item.record, Reason.SCORING_FAILED, f"scorer raised {error}")
+            for item, error in failed
+        ]
+        return Outcome(plan, scoring, scored, signals, dead, utcnow())
+
+    def tick(self, states: Iterable[tuple[bytes, ConversationState, bool]], now: datetime) -> Tick:
+        """Time passing over (key, state, caught_up) of the states this worker owns. A
+        state whose partition is still catching up keeps its time: the message that
+        answers a reply may be in the backlog."""
+        changed: dict[bytes, ConversationState] = {}
+        signals: list[tuple[str, Signal]] = []
+        episodes_open = 0
+        for key, state, caught_up in states:
+            if caught_up:
+                state, more = expire(
+                    state, now, follow_up_s=self.follow_up_s, episode_s=self.episode_s
+                )
+                if more:
+                    changed[key] = state
+                    # With time passing no verdict is still to come: settle on what is known.
+                    signals += [(key.decode(), _settled_now(signal)) for signal in more]
+            episodes_open += state.episode is not None
+        return Tick(changed, signals, episodes_open)
+
+
+def _settled_now(signal: Signal) -> Signal:
+    return signal.settle(signal.episode.verdict) if isinstance(signal, Pending) else signal
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,79 +264,6 @@ def score_all(scorers: Sequence[Scorer], dialogues: Sequence[Dialogue]) -> list[
     return runs
 
 
-def scored_record(
-    item: ToScore, scores: Sequence[Score], scored_at: datetime, *, include_text: bool
-) -> dict[str, Any]:
-    """The record published to the scores topic for one assistant turn."""
-    event = item.event
-    record: dict[str, Any] = {
-        "schema_version": 1,
-        "type": "score",
-        "conversation_id": event.conversation_id,
-        "turn_id": event.turn_id,
-        "assistant_id": event.assistant_id,
-        "model_version": event.model_version,
-        "scenario": event.scenario,
-        "locale": event.locale,
-        "event_ts": event.ts.isoformat(),
-        "scored_at": scored_at.isoformat(),
-        "recovery": item.recovery,
-        "scores": [
-            {
-                "scorer": s.scorer,
-                "version": s.version,
-                "p_satisfied": round(s.p_satisfied, 6),
-                "verdict": str(s.verdict),
-                "latency_s": round(s.latency_s, 6),
-            }
-            for s in scores
-        ],
-    }
-    if include_text:
-        record["user_message"] = item.dialogue.user_message
-        record["reply"] = item.dialogue.reply
-    return record
-
-
-DLQ_KEY_BYTES = 1024  # Kafka keys are ids; a longer one is kept as a prefix and a hash
-
-
-def dead_letter_record(dead: DeadLetter, at: datetime, *, max_value_bytes: int) -> dict[str, Any]:
-    """The record published to the dead-letter topic: reason, source and original bytes.
-
-    The bytes are base64 within a budget: a longer value (or key) keeps its first bytes,
-    its size and its sha256, so the record always fits the producer however big the input.
-    """
-    position = dead.record.position
-    return {
-        "reason": str(dead.reason),
-        "detail": dead.detail,
-        "topic": position.topic,
-        "partition": position.partition,
-        "offset": position.offset,
-        **_payload("key", dead.record.key, DLQ_KEY_BYTES),
-        **_payload("value", dead.record.value or b"", max_value_bytes),
-        "at": at.isoformat(),
-    }
-
-
-def _payload(name: str, data: bytes | None, budget: int) -> dict[str, Any]:
-    if data is None:
-        return {f"{name}_b64": None}
-    fields: dict[str, Any] = {f"{name}_b64": base64.b64encode(data[:budget]).decode()}
-    if len(data) > budget:
-        fields[f"{name}_truncated"] = True
-        fields[f"{name}_bytes"] = len(data)
-        fields[f"{name}_sha256"] = hashlib.sha256(data).hexdigest()
-    return fields
-
-
-def dead_letter_bytes(max_value_bytes: int, topic_chars: int) -> int:
-    """The most bytes a dead-letter record can take as JSON (see `dead_letter_record`)."""
-    b64 = 4 * ((DLQ_KEY_BYTES + 2) // 3) + 4 * ((max_value_bytes + 2) // 3)
-    return b64 + 6 * topic_chars + 1024  # the other fields, a detail of a few hundred chars
-
-
 @dataclass(slots=True)
 class Scoring:
     """What one batch's scoring produced: every judge on every turn, the GRM on some."""
@@ -348,33 +348,6 @@ def split_scored(
     return done, failed
 
 
-@dataclass(frozen=True, slots=True)
-class Pair:
-    """A scorer's verdict on a turn and whether the user's reaction was dissatisfied."""
-
-    scorer: str
-    verdict: str
-    dissatisfied: bool
-
-
-def pairs(signals: Sequence[tuple[str, Signal]]) -> list[Pair]:
-    """Each reaction paired with every verdict known for the turn it reacts to."""
-    return [
-        Pair(scorer, verdict, is_dissatisfied(signal.reaction))
-        for _, signal in signals
-        if isinstance(signal, ReactionSeen)
-        for scorer, verdict in signal.verdicts
-    ]
-
-
-def recovery_verdict(scores: Sequence[Score], grm_name: str | None) -> str | None:
-    """The GRM's verdict when it scored the reply, else the first judge's."""
-    by_name = {s.scorer: str(s.verdict) for s in scores}
-    if grm_name is not None and grm_name in by_name:
-        return by_name[grm_name]
-    return str(scores[0].verdict) if scores else None
-
-
 def settle(
     plan: BatchPlan,
     done: Sequence[tuple[ToScore, Sequence[Score]]],
@@ -382,81 +355,34 @@ def settle(
     grm_name: str | None,
     open_below: float | None,
 ) -> list[tuple[str, Signal]]:
-    """Fold the batch's verdicts into the conversation states (plan.states is updated):
-    attempts judged bad fail their episode, pending closes get their outcome, reactions
-    get the verdicts they are compared with. Returns the batch's signals, none pending.
-    `open_below`: a judge score under it opens an episode on a turn nobody has reacted
-    to yet (None: verdicts never open one)."""
-    verdicts: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
-    decisive: dict[tuple[str, str], str | None] = {}
+    """Fold the batch's verdicts into the conversation states (plan.states is updated,
+    stream/conversation.apply_judged): attempts judged bad fail their episode, pending
+    closes get their outcome, reactions get the verdicts they are compared with. Returns
+    the batch's signals, none pending."""
+    judged: dict[tuple[str, str], Judged] = {}
     late: list[tuple[str, Signal]] = []
     for item, scores in done:
-        cid, turn = item.event.conversation_id, item.event.turn_id
-        verdicts[cid, turn] = tuple((s.scorer, str(s.verdict)) for s in scores)
-        decisive[cid, turn] = recovery_verdict(scores, grm_name)
-        state = plan.states[cid]
-        if state.awaiting is not None and state.awaiting.turn_id == turn:
-            state = replace(state, awaiting=replace(state.awaiting, verdicts=verdicts[cid, turn]))
-            if open_below is not None and state.episode is None and turn != state.closed_on:
-                judged = scores[0]
-                if judged.p_satisfied < open_below:
-                    opened = Episode(
-                        turn,
-                        Trigger.VERDICT,
-                        item.event.ts,
-                        item.event.scenario,
-                        item.event.assistant_id,
-                    )
-                    state = replace(state, episode=opened)
-                    late.append((cid, Opened(opened)))
-        verdict = decisive[cid, turn]
-        if state.episode is not None and state.episode.attempt == turn and verdict is not None:
-            episode, closed = on_verdict(state.episode, turn, verdict, item.event.ts)
-            state = replace(state, episode=episode)
-            if closed is not None:
-                state = replace(state, closed_on=turn)
-                late.append((cid, closed))
-        plan.states[cid] = state
+        event = item.event
+        cid = event.conversation_id
+        verdict = Judged(
+            event.turn_id,
+            event.ts,
+            tuple((s.scorer, str(s.verdict)) for s in scores),
+            decisive_verdict(scores, grm_name),
+            scores[0].p_satisfied,
+            event.scenario,
+            event.assistant_id,
+        )
+        judged[cid, event.turn_id] = verdict
+        plan.states[cid], more = apply_judged(plan.states[cid], verdict, open_below=open_below)
+        late += [(cid, signal) for signal in more]
     signals: list[tuple[str, Signal]] = []
     for cid, signal in [*plan.signals, *late]:
         if isinstance(signal, Pending):
-            attempt = signal.episode.attempt or ""
-            known = decisive.get((cid, attempt), signal.episode.verdict)
-            signal = signal.settle(known)
+            attempt = judged.get((cid, signal.episode.attempt or ""))
+            signal = signal.settle(attempt.decisive if attempt else signal.episode.verdict)
         elif isinstance(signal, ReactionSeen) and not signal.verdicts:
-            signal = replace(signal, verdicts=verdicts.get((cid, signal.turn_id), ()))
+            seen = judged.get((cid, signal.turn_id))
+            signal = replace(signal, verdicts=seen.verdicts if seen else ())
         signals.append((cid, signal))
     return signals
-
-
-def signal_record(conversation_id: str, signal: Signal) -> dict[str, Any] | None:
-    """The scores-topic record of a reaction or an episode's close (None for others)."""
-    if isinstance(signal, ReactionSeen):
-        return {
-            "schema_version": 1,
-            "type": "reaction",
-            "conversation_id": conversation_id,
-            "turn_id": signal.turn_id,
-            "reaction": str(signal.reaction),
-            "dissatisfied": is_dissatisfied(signal.reaction),
-            "ts": signal.ts.isoformat(),
-        }
-    if isinstance(signal, Closed):
-        episode = signal.episode
-        return {
-            "schema_version": 1,
-            "type": "episode",
-            "conversation_id": conversation_id,
-            "episode_id": episode.id,
-            "scenario": episode.scenario,
-            "assistant_id": episode.assistant_id,
-            "trigger": str(episode.trigger),
-            "outcome": str(signal.outcome),
-            "cause": signal.cause,
-            "attempts": episode.attempts,
-            "last_attempt": episode.attempt,
-            "opened_ts": episode.opened_ts.isoformat(),
-            "closed_ts": signal.closed_ts.isoformat(),
-            "seconds": round(signal.seconds, 3),
-        }
-    return None

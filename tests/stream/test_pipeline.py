@@ -1,24 +1,16 @@
+"""The batch step without Kafka (stream/pipeline.py)."""
+
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 from datetime import UTC, datetime, timedelta
 
 from scorer.types import Dialogue, Score, Verdict
 from stream.conversation import Bounds, ConversationState, Position, Tracking
 from stream.events import Limits, Reason
+from stream.pipeline import plan_batch, score_batch, split_scored
 from stream.reactions import Patterns
-from stream.step import (
-    Record,
-    dead_letter_bytes,
-    dead_letter_record,
-    plan_batch,
-    score_all,
-    score_batch,
-    scored_record,
-    split_scored,
-)
+from stream.records import Record
 from tests.support.scorers import Keyword
 from tests.support.traffic import turn_event
 
@@ -95,46 +87,6 @@ def test_one_poisonous_turn_fails_alone() -> None:
     done, failed = split_scored(result, scoring)
     assert [i.event.turn_id for i, _ in done] == ["y"]
     assert [(i.event.turn_id, err) for i, err in failed] == [("x", "ValueError")]
-
-
-def test_output_records_carry_no_text_unless_asked() -> None:
-    result = plan(
-        [record(0, "a", "u", "user", "秘密问题"), record(1, "a", "x", "assistant", "秘密回答")]
-    )
-    [item] = result.to_score
-    [run] = score_all([Keyword()], [item.dialogue])
-    plain = json.dumps(scored_record(item, run.scores, NOW, include_text=False), ensure_ascii=False)
-    assert "秘密" not in plain and '"verdict": "good"' in plain
-    assert "秘密回答" in json.dumps(
-        scored_record(item, run.scores, NOW, include_text=True), ensure_ascii=False
-    )
-
-
-def test_dead_letters_keep_the_original_bytes() -> None:
-    bad = Record(b"k", b"\x00\xffraw", Position("turns", 3, 42))
-    [dead] = plan([bad]).dead
-    out = dead_letter_record(dead, NOW, max_value_bytes=1024)
-    assert base64.b64decode(out["value_b64"]) == b"\x00\xffraw"
-    assert "value_truncated" not in out
-    assert (out["topic"], out["partition"], out["offset"], out["reason"]) == (
-        "turns",
-        3,
-        42,
-        "undecodable",
-    )
-
-
-def test_a_dead_letter_fits_its_budget_however_big_the_record() -> None:
-    value = b'{"text": "' + "长".encode() * 800_000 + b'"'  # 2.4 MB, invalid JSON
-    key = b"k" * 5000
-    [dead] = plan([Record(key, value, Position("uxmon.turns", 1, 7))]).dead
-    out = dead_letter_record(dead, NOW, max_value_bytes=256 * 1024)
-    assert base64.b64decode(out["value_b64"]) == value[: 256 * 1024]
-    assert out["value_truncated"] and out["value_bytes"] == len(value)
-    assert out["value_sha256"] == hashlib.sha256(value).hexdigest()
-    assert base64.b64decode(out["key_b64"]) == key[:1024] and out["key_bytes"] == 5000
-    size = len(json.dumps(out).encode())
-    assert size <= dead_letter_bytes(256 * 1024, len("uxmon.turns")) < 1_000_000
 
 
 def test_an_unexpected_error_dead_letters_that_record_alone() -> None:
@@ -227,3 +179,63 @@ def test_a_stalling_grm_costs_one_deadline_then_is_skipped_while_busy() -> None:
     time.sleep(1.5)  # the stalled call ends; the GRM takes calls again
     third = score_batch([Keyword()], Stalling(0.0), budget, result.to_score, deadline)
     assert set(third.grm) == {0} and third.skipped == {}
+
+
+def pipeline(**overrides: object):
+    from stream.cascade import Budget
+    from stream.pipeline import Pipeline
+
+    settings: dict = {
+        "judges": [Keyword()],
+        "grm": None,
+        "budget": Budget(rate=1, burst=1, max_per_batch=4, uncertain_margin=0.1, sample_rate=0),
+        "deadline": None,
+        "limits": Limits(),
+        "bounds": Bounds(8, 64),
+        "tracking": TRACKING,
+        "open_below": None,
+        "follow_up_s": 60.0,
+        "episode_s": 600.0,
+    }
+    return Pipeline(**{**settings, **overrides})
+
+
+def NEVER(partition: int) -> int:
+    return -1  # no earlier batch handled anything
+
+
+def test_a_run_gives_what_to_publish_write_and_count() -> None:
+    stored: dict[str, ConversationState] = {}
+    records = [
+        record(0, "a", "u1", "user", "明天北京天气怎么样？"),
+        record(1, "a", "a1", "assistant", "上海明天多云。"),
+        record(2, "a", "u2", "user", "不对，我问的是北京"),
+        Record(b"b", b"not json", Position("turns", 0, 3)),
+    ]
+    outcome = pipeline().run(records, lambda cid: stored.get(cid, ConversationState()), NEVER, NOW)
+    [(item, [score])] = outcome.scored
+    assert item.event.turn_id == "a1" and score.scorer == "keyword"
+    assert [d.reason for d in outcome.dead] == [Reason.INVALID_JSON]
+    kinds = [type(signal).__name__ for _, signal in outcome.signals]
+    assert kinds == ["ReactionSeen", "Opened"]  # the complaint opened an episode
+    assert outcome.plan.handled == {0: 3} and set(outcome.plan.states) == {"a"}
+
+
+def test_a_tick_times_out_only_caught_up_partitions() -> None:
+    states = (
+        pipeline()
+        .run(
+            [record(0, "a", "u1", "user", "hi"), record(1, "a", "a1", "assistant", "hello")],
+            lambda cid: ConversationState(),
+            NEVER,
+            NOW,
+        )
+        .plan.states
+    )
+    later = NOW + timedelta(minutes=5)
+    waiting = pipeline().tick([(b"a", states["a"], False)], later)
+    assert waiting.changed == {} and waiting.signals == []
+    timed = pipeline().tick([(b"a", states["a"], True)], later)
+    [(cid, seen)] = timed.signals
+    assert cid == "a" and str(seen.reaction) == "no_follow_up"
+    assert timed.changed[b"a"].awaiting is None
