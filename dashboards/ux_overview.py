@@ -43,6 +43,7 @@ from dashboards.vocabulary import (
     CONTENT_REACTIONS,
     DISSATISFIED_FEEDBACK,
     GOOD,
+    GRM,
     SCENARIO_ASSISTANT,
     TASK1,
     UX_JUDGE,
@@ -53,6 +54,7 @@ from stream.metrics import (
     JUDGE_REACTION_PAIRS,
     REACTIONS,
     SCORE,
+    TURN_VERDICTS,
     TURNS_SCORED,
 )
 
@@ -86,6 +88,14 @@ def corrected_dissatisfaction(*by: str, window: str = RATE_WINDOW) -> str:
         f"({raw_dissatisfaction(*by, window=window)} +{join}{specificity} - 1) /{join}{youden}"
     )
     return f"clamp({corrected}, 0, 1)"
+
+
+def _verdict_of_record_share(matcher: str) -> str:
+    """Share of assistant turns whose verdict of record matches `matcher`."""
+    return ratio(
+        total(rate(TURN_VERDICTS, matcher, *SCENARIO_ASSISTANT)),
+        total(rate(TURN_VERDICTS, *SCENARIO_ASSISTANT)),
+    )
 
 
 def _reaction_dissatisfaction(window: str = RATE_WINDOW) -> str:
@@ -163,6 +173,20 @@ def build() -> Dashboard:
             [
                 Query(raw_dissatisfaction(), "raw"),
                 Query(corrected_dissatisfaction(), "corrected"),
+            ],
+            unit=RATIO,
+            max_value=1,
+        ),
+        graph(
+            "Verdict of record",
+            "Each assistant turn once, by the verdict recovery episodes go by: the GRM's "
+            "where it scored the turn (the judge's uncertain turns, every recovery attempt, "
+            "a sample), else the UX-Judge's. 'bad': the share of bad verdicts of record; "
+            "'decided by the GRM': the share the GRM decided. The corrected rate uses the "
+            "UX-Judge alone: only its errors over all turns are measured by validation.",
+            [
+                Query(_verdict_of_record_share(eq("verdict", BAD)), "bad"),
+                Query(_verdict_of_record_share(eq("decided_by", GRM)), "decided by the GRM"),
             ],
             unit=RATIO,
             max_value=1,

@@ -17,7 +17,7 @@ from stream.events import FeedbackEvent
 from stream.metrics import BoundedLabel, Metrics
 from stream.pipeline import Outcome, Pipeline
 from stream.reactions import is_dissatisfied
-from stream.recovery import Closed
+from stream.recovery import Closed, deciding_score
 from stream.recovery import Outcome as EpisodeOutcome
 
 
@@ -76,12 +76,17 @@ class Accounting:
             if failures:
                 m.scorer_errors.labels(grm.name).inc(failures)
             m.grm_budget.set(self.pipeline.budget.tokens)
+        grm_name = grm.name if grm is not None else None
         for item, scores in outcome.scored:
             scenario = self._scenario(item.event.scenario)
             assistant = self._assistant(item.event.assistant_id)
             for score in scores:
                 m.turns_scored.labels(score.scorer, str(score.verdict), scenario, assistant).inc()
                 m.score.labels(score.scorer).observe(score.p_satisfied)
+            decider = deciding_score(scores, grm_name)
+            if decider is not None:
+                verdict = str(decider.verdict)
+                m.turn_verdicts.labels(verdict, decider.scorer, scenario, assistant).inc()
             seconds = (outcome.scored_at - item.event.ts).total_seconds()
             m.event_to_score.observe(max(0.0, seconds))
         self.signals(outcome.signals)

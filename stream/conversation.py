@@ -322,7 +322,7 @@ class Judged:
     turn_id: str
     ts: datetime
     verdicts: tuple[tuple[str, str], ...]  # (scorer, verdict) of every scorer that ran
-    decisive: str | None  # the verdict episodes go by (stream/recovery.decisive_verdict)
+    decisive: str | None  # the verdict episodes go by (stream/recovery.deciding_score)
     judge_p: float  # the first judge's P(satisfied)
     scenario: str | None = None
     assistant_id: str | None = None

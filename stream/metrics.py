@@ -16,6 +16,7 @@ EVENTS_REDELIVERED = "uxmon_events_redelivered_total"
 UNKNOWN_FIELDS = "uxmon_event_unknown_fields_total"
 FEEDBACK = "uxmon_feedback_total"
 TURNS_SCORED = "uxmon_turns_scored_total"
+TURN_VERDICTS = "uxmon_turn_verdicts_total"
 SCORE = "uxmon_score"
 BATCH_SIZE = "uxmon_batch_size"
 SCORING_SECONDS = "uxmon_scoring_seconds"
@@ -115,6 +116,13 @@ class Metrics:
             TURNS_SCORED,
             "Assistant turns scored, by scorer and verdict.",
             ["scorer", "verdict", "scenario", "assistant"],
+            registry=r,
+        )
+        self.turn_verdicts = Counter(
+            TURN_VERDICTS,
+            "Assistant turns by their verdict of record: the GRM's where it scored the turn, "
+            "else the UX-Judge's (decided_by says which).",
+            ["verdict", "decided_by", "scenario", "assistant"],
             registry=r,
         )
         self.score = Histogram(
@@ -288,6 +296,7 @@ def all_metric_names() -> list[str]:
             EVENTS_REDELIVERED,
             FEEDBACK,
             TURNS_SCORED,
+            TURN_VERDICTS,
             SCORE,
             BATCH_SIZE,
             SCORING_SECONDS,

@@ -33,7 +33,7 @@ from stream.conversation import (
 )
 from stream.events import Event, Limits, Reason, Rejected, TurnEvent, parse_event, utcnow
 from stream.records import DeadLetter, Record
-from stream.recovery import Pending, decisive_verdict
+from stream.recovery import Pending, deciding_score
 
 log = logging.getLogger(__name__)
 
@@ -364,11 +364,12 @@ def settle(
     for item, scores in done:
         event = item.event
         cid = event.conversation_id
+        decider = deciding_score(scores, grm_name)
         verdict = Judged(
             event.turn_id,
             event.ts,
             tuple((s.scorer, str(s.verdict)) for s in scores),
-            decisive_verdict(scores, grm_name),
+            str(decider.verdict) if decider is not None else None,
             scores[0].p_satisfied,
             event.scenario,
             event.assistant_id,

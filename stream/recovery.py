@@ -178,15 +178,15 @@ def on_verdict(episode: Episode, turn_id: str, verdict: str, ts: datetime) -> St
     return replace(episode, verdict=verdict), None
 
 
-def decisive_verdict(scores: Sequence[Score], grm_name: str | None) -> str | None:
-    """The verdict that moves an episode when a turn has several: the GRM's when it scored
-    the turn (it is the stronger scorer out of writer: docs/validation.md), else the first
-    judge's. The cascade sends the GRM the judge's uncertain turns and every recovery
-    attempt, so this is where the two differ."""
-    by_name = {s.scorer: str(s.verdict) for s in scores}
-    if grm_name is not None and grm_name in by_name:
-        return by_name[grm_name]
-    return str(scores[0].verdict) if scores else None
+def deciding_score(scores: Sequence[Score], grm_name: str | None) -> Score | None:
+    """The score whose verdict is the turn's verdict of record, the one episodes go by:
+    the GRM's when it scored the turn (it is the stronger scorer out of writer:
+    docs/validation.md), else the first judge's. The cascade sends the GRM the judge's
+    uncertain turns and every recovery attempt, so this is where the two differ."""
+    for score in scores:
+        if grm_name is not None and score.scorer == grm_name:
+            return score
+    return scores[0] if scores else None
 
 
 def on_clock(episode: Episode, now: datetime, timeout_s: float) -> Step:

@@ -56,6 +56,9 @@ def feed(metrics: Metrics) -> None:
     m.turns_scored.labels("ux_judge", "bad", scenario, assistant).inc(10 * BAD_SHARE)
     m.turns_scored.labels("ux_judge", "good", scenario, assistant).inc(10 * (1 - BAD_SHARE))
     m.turns_scored.labels("grm", "good", scenario, assistant).inc(2)
+    m.turn_verdicts.labels("bad", "ux_judge", scenario, assistant).inc(3)
+    m.turn_verdicts.labels("good", "ux_judge", scenario, assistant).inc(5)
+    m.turn_verdicts.labels("good", "grm", scenario, assistant).inc(2)
     for score in (0.1, 0.45, 0.55, 0.9):
         m.score.labels("ux_judge").observe(score)
         m.score.labels("grm").observe(score)
