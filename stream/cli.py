@@ -1,10 +1,26 @@
-"""The `uxmon` command: a thin shell over the settings and the commands' modules."""
+"""The `uxmon` command: a thin shell over the settings and the commands' modules.
+
+A mistake a user can fix (an unknown scorer, a missing model, a file that cannot be read
+or written, an unreachable service) ends in one line naming it and an exit code, not a
+traceback: 2 for bad usage or configuration, 1 for everything else. UXMON_TRACEBACK=1
+shows the traceback too.
+"""
 
 from __future__ import annotations
 
+import os
+import sys
+from importlib import metadata
+from typing import Annotated
+
 import typer
 
+from benchmark.errors import BenchmarkError
+from dashboards.errors import DashboardsError
+from scorer.errors import ScorerError, UnknownScorerError
+from stream.broker import BrokerError
 from stream.commands import bench, crossval, dashboards, demo, grm, judge, models, replay, serve
+from stream.reactions import PatternError
 
 app = typer.Typer(
     name="uxmon",
@@ -12,6 +28,24 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,  # locals may hold user text
 )
+
+
+def _version(shown: bool) -> None:
+    if shown:
+        typer.echo(f"uxmon {metadata.version('uxmon')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """Monitor how users experience a live AI assistant."""
+
+
 app.command()(serve.serve)
 app.command()(replay.replay)
 app.command()(demo.demo)
@@ -24,8 +58,19 @@ app.add_typer(grm.app, name="grm")
 app.add_typer(dashboards.app, name="dashboards")
 
 
+CONFIG_ERRORS = (UnknownScorerError, PatternError)
+USER_ERRORS = (ScorerError, BenchmarkError, DashboardsError, BrokerError, PatternError, OSError)
+
+
 def main() -> None:
-    app()
+    try:
+        app()
+    except USER_ERRORS as exc:
+        if os.environ.get("UXMON_TRACEBACK"):
+            raise
+        message = str(exc).strip("'\"") if isinstance(exc, KeyError) else str(exc)
+        typer.echo(f"uxmon: error: {message}", err=True)
+        sys.exit(2 if isinstance(exc, CONFIG_ERRORS) else 1)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ logged whole.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -368,3 +370,23 @@ class Settings(BaseSettings):
 
     def broker_urls(self) -> list[str]:
         return [f"kafka://{server.strip()}" for server in self.broker.split(",")]
+
+
+# UXMON_* variables read outside Settings (credentials, the model cache of the model
+# commands, the debugging switch) and the test suite's own.
+OTHER_VARIABLES = frozenset(
+    {"UXMON_GRAFANA_TOKEN", "UXMON_GRAFANA_USER", "UXMON_GRAFANA_PASSWORD", "UXMON_TRACEBACK"}
+)
+
+
+def unknown_variables(names: Iterable[str]) -> list[str]:
+    """A warning for each UXMON_* name that is no setting, with the likeliest meant one."""
+    known = {f"UXMON_{name.upper()}" for name in Settings.model_fields} | OTHER_VARIABLES
+    warnings = []
+    for name in sorted(names):
+        if not name.startswith("UXMON_") or name in known or name.startswith("UXMON_TEST_"):
+            continue
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        warnings.append(f"{name} is not a uxmon setting and is ignored{hint}")
+    return warnings

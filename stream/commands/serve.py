@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import logging
+import os
 from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
 
-from stream.settings import Settings
+from stream.settings import Settings, unknown_variables
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Settings from the environment plus CLI overrides; a bad field exits naming it."""
+    """Settings from the environment plus CLI overrides; a bad field exits naming it, and
+    a UXMON_* variable that is no setting (a typo) is warned about."""
+    for warning in unknown_variables(os.environ):
+        typer.echo(f"uxmon: warning: {warning}", err=True)
     given = {k: v for k, v in overrides.items() if v is not None}
     try:
         return Settings(**given)
@@ -20,7 +24,8 @@ def load_settings(**overrides: Any) -> Settings:
         lines = []
         for error in exc.errors(include_input=False, include_url=False):
             field = ".".join(str(p) for p in error["loc"])
-            lines.append(f"  {field} (env UXMON_{field.upper()}): {error['msg']}")
+            source = "command line" if field in given else f"env UXMON_{field.upper()}"
+            lines.append(f"  {field} ({source}): {error['msg']}")
         typer.echo("invalid uxmon settings:\n" + "\n".join(lines), err=True)
         raise typer.Exit(2) from None
 
