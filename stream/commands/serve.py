@@ -46,5 +46,7 @@ def serve(
         level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     from stream.app import build
+    from stream.broker import check_reachable
 
+    check_reachable(settings.broker)  # before minutes of model loading, not after
     build(settings).run()

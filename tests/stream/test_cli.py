@@ -53,3 +53,16 @@ def test_a_mistyped_variable_is_warned_about_with_the_likely_one() -> None:
     done = uxmon("serve", "--broker", "x", UXMON_BATCHMAX="5")
     assert "UXMON_BATCHMAX is not a uxmon setting and is ignored (did you mean " in done.stderr
     assert "UXMON_BATCH_MAX?)" in done.stderr
+
+
+def test_an_unreachable_broker_is_named_within_seconds(tmp_path: Path) -> None:
+    events = tmp_path / "events.jsonl"
+    events.write_text('{"conversation_id": "c"}\n')
+    for args, env in (
+        (["replay", str(events)], {"UXMON_BROKER": "127.0.0.1:1"}),  # replay reads settings
+        (["serve", "--broker", "127.0.0.1:1"], {}),  # checked before any model loads
+    ):
+        done = uxmon(*args, **env)
+        assert done.returncode == 1, done.stderr
+        assert "no Kafka broker answers at 127.0.0.1:1" in done.stderr
+        assert "Traceback" not in done.stderr
