@@ -48,5 +48,6 @@ def serve(
     from stream.app import build
     from stream.broker import check_reachable
 
+    service = build(settings)  # names an unknown scorer first: it loads nothing yet
     check_reachable(settings.broker)  # before minutes of model loading, not after
-    build(settings).run()
+    service.run()
