@@ -9,10 +9,18 @@ commands so that `uxmon --help` stays instant.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
+
+
+def _check_writable(folder: Path) -> None:
+    if not folder.is_dir():
+        raise _fail(f"--out: {folder} is not a directory")
+    if not os.access(folder, os.W_OK):
+        raise _fail(f"--out: {folder} is not writable")
 
 
 def _fail(message: str) -> typer.Exit:
@@ -68,6 +76,7 @@ def bench(
 
     if out.suffix.lower() != ".json":
         raise _fail(f"expected --out to end in .json, got {out.name!r}")
+    _check_writable(out.parent)  # before a long run, not after
     try:
         chosen = get_task(task)
         built = create(scorer)

@@ -37,6 +37,12 @@ def test_version() -> None:
         (["serve"], {"UXMON_GRM": "nope"}, 2, "unknown scorer 'nope'"),
         (["serve", "--broker", "x"], {}, 2, "broker (command line): "),
         (["dashboards", "render", "--out", "/proc/uxmon/x"], {}, 1, "'/proc/uxmon'"),
+        (  # before any scoring: a long run must not fail at its very end
+            ["bench", "--task", "task1", "--data", "tests/data/uxbench", "--out", "/nope/r.json"],
+            {},
+            2,
+            "--out: /nope is not a directory",
+        ),
     ],
 )
 def test_a_mistake_is_one_line_and_an_exit_code(
