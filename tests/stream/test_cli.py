@@ -38,7 +38,17 @@ def test_version() -> None:
         (["serve", "--broker", "x"], {}, 2, "broker (command line): "),
         (["dashboards", "render", "--out", "/proc/uxmon/x"], {}, 1, "'/proc/uxmon'"),
         (  # before any scoring: a long run must not fail at its very end
-            ["bench", "--task", "task1", "--data", "tests/data/uxbench", "--out", "/nope/r.json"],
+            [
+                "bench",
+                "--task",
+                "task1",
+                "--data",
+                "tests/data/uxbench",
+                "--scorer",
+                "ux_judge",
+                "--out",
+                "/nope/r.json",
+            ],
             {},
             2,
             "--out: /nope is not a directory",
