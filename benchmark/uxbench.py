@@ -10,13 +10,15 @@ Sources:
   (files named after the split, e.g. `test.jsonl`, are preferred), or files directly
   in the directory when no config is given.
 
-Local files also go through `datasets.load_dataset("json" | "parquet", ...)`, so the path
-tested offline is the one used online. Adapters from records to scorer items live in
+Local files are read directly (JSON lines or a JSON array; Parquet through pyarrow):
+every malformed line is reported with its number, and nothing is cached or locked.
+`datasets` serves only the hub. Adapters from records to scorer items live in
 `benchmark.adapters` and are re-exported here.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -79,10 +81,10 @@ def load_records(
     source: Source, config: str | None = None, split: str = "test", limit: int | None = None
 ) -> list[dict[str, Any]]:
     """Raw records from the hub, a file or a directory (see the module docstring)."""
-    import datasets  # heavy; imported when data is actually loaded
-
     source = os.fspath(source)
     if _is_hub(source):
+        import datasets  # heavy, and only the hub needs it
+
         if config is None:
             raise SourceError(
                 f"the hub dataset needs a config; known configs: {', '.join(CONFIGS)}"
@@ -99,16 +101,61 @@ def load_records(
             f"expected 'hub', {HUB_REPO!r}, a file or a directory; {source!r} does not exist"
         )
     records: list[dict[str, Any]] = []
-    for builder in sorted({_builder(f) for f in files}):
-        chosen = [str(f) for f in files if _builder(f) == builder]
-        try:
-            dataset = datasets.load_dataset(builder, data_files={split: chosen}, split=split)
-        except Exception as exc:  # datasets raises many types; name the files, not their text
-            raise SourceError(
-                f"could not load {builder} data from {', '.join(chosen)}: {type(exc).__name__}"
-            ) from exc
-        records += dataset.to_list()
+    problems: list[str] = []
+    for file in files:
+        records += _read_local(file, problems)
+    if problems:
+        more = f" (and {len(problems) - MAX_SHOWN} more)" if len(problems) > MAX_SHOWN else ""
+        raise SourceError(
+            f"{len(problems)} malformed records: " + "; ".join(problems[:MAX_SHOWN]) + more
+        )
     return records if limit is None else records[:limit]
+
+
+MAX_SHOWN = 10  # malformed records named in one error
+
+
+def _read_local(path: Path, problems: list[str]) -> list[dict[str, Any]]:
+    """The records of one local file; each malformed one is added to `problems` by line
+    number and reason (never its text)."""
+    if _builder(path) == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            return list(pq.read_table(path).to_pylist())
+        except Exception as exc:  # pyarrow raises several types for a damaged file
+            kind = type(exc).__name__
+            raise SourceError(f"{path.name}: not a readable Parquet file ({kind})") from None
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix.lower() == ".json" and text.lstrip().startswith("["):
+        try:
+            whole = json.loads(text)
+        except ValueError as exc:
+            problems.append(f"{path.name}: invalid JSON at line {getattr(exc, 'lineno', '?')}")
+            return []
+        rows = [(i + 1, r) for i, r in enumerate(whole)]
+        where = "item"
+    else:
+        rows = []
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rows.append((number, json.loads(line)))
+            except ValueError as exc:
+                problems.append(f"{path.name}:{number}: invalid JSON ({type(exc).__name__})")
+        where = "line"
+    records = []
+    for number, record in rows:
+        if isinstance(record, dict):
+            records.append(record)
+        else:
+            problems.append(
+                f"{path.name}: {where} {number} is a {type(record).__name__}, not an object"
+            )
+    if not rows and not problems:
+        problems.append(f"{path.name}: no records")
+    return records
 
 
 def _builder(path: Path) -> str:
