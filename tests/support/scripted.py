@@ -40,6 +40,7 @@ class Script:
     # The episode follows from the reaction the worker saw (right or wrong), not the label:
     # reaction accuracy is measured on its own.
     episode_follows_reaction: bool = False
+    writer: str | None = None  # sessions by the independent writers (benchmark/sessions.py)
 
 
 # (role or feedback kind, text or the turn it is about, seconds after the previous step)
