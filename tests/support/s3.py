@@ -42,8 +42,8 @@ class S3:
                 break
             except httpx.HTTPError:
                 if time.monotonic() > deadline:
-                    log = self.workdir / "moto.log"
-                    raise RuntimeError(f"moto did not start; see {log}") from None
+                    where = self.workdir / "moto.log"
+                    raise RuntimeError(f"moto did not start; see {where}") from None
                 time.sleep(0.1)
         self.client().create_bucket(Bucket=BUCKET)
         return self
