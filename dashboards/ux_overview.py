@@ -43,7 +43,6 @@ from dashboards.vocabulary import (
     CONTENT_REACTIONS,
     DISSATISFIED_FEEDBACK,
     GOOD,
-    GRM,
     SCENARIO_ASSISTANT,
     TASK1,
     UX_JUDGE,
@@ -186,7 +185,11 @@ def build() -> Dashboard:
             "UX-Judge alone: only its errors over all turns are measured by validation.",
             [
                 Query(_verdict_of_record_share(eq("verdict", BAD)), "bad"),
-                Query(_verdict_of_record_share(eq("decided_by", GRM)), "decided by the GRM"),
+                # every verdict of record not the judge's, whatever the GRM is called
+                Query(
+                    _verdict_of_record_share(not_matches("decided_by", UX_JUDGE)),
+                    "decided by the GRM",
+                ),
             ],
             unit=RATIO,
             max_value=1,

@@ -80,8 +80,10 @@ class EmbeddedBroker:
         storage: str = "memory://tansu/",
         env: dict[str, str] | None = None,
         log_path: Path | None = None,
+        advertised_port: int | None = None,  # a proxy in front of it; default: its own
     ) -> None:
         self.port = port or free_port()
+        self.advertised_port = advertised_port or self.port
         self.storage = storage
         self.env = env or {}
         self.log_path = log_path
@@ -92,16 +94,15 @@ class EmbeddedBroker:
         return f"127.0.0.1:{self.port}"
 
     def start(self, timeout_s: float = 10.0) -> EmbeddedBroker:
-        url = f"tcp://{self.address}"
         log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.process = subprocess.Popen(
             [
                 str(tansu_binary()),
                 "broker",
                 "--listener-url",
-                url,
+                f"tcp://{self.address}",
                 "--advertised-listener-url",
-                url,
+                f"tcp://127.0.0.1:{self.advertised_port}",
                 "--storage-engine",
                 self.storage,
             ],

@@ -21,9 +21,7 @@ import os
 import random
 import re
 import signal
-import socket
 import struct
-import subprocess
 import threading
 import time
 import uuid
@@ -37,7 +35,7 @@ from typing import Any
 
 import httpx
 
-from stream.broker import free_port, tansu_binary
+from stream.broker import EmbeddedBroker, free_port
 from stream.local import LocalWorker
 from tests.support.prometheus import Prometheus
 from tests.support.s3 import BUCKET, CLUSTER, S3
@@ -86,62 +84,6 @@ QUICK = Config(events=600, kills=2, kill_every=(5.0, 8.0), open_conversations=60
 #
 # Another S3-engine flaw the run only reports: around a restart tansu can acknowledge a
 # retried batch as a duplicate (offset -1) that never reached the log.
-
-
-class Tansu:
-    """tansu on S3 storage at `port`, advertising `advertised` (the proxy, if any)."""
-
-    def __init__(self, port: int, advertised: int, env: dict[str, str], log: Path) -> None:
-        self.port, self.advertised, self.env, self.log = port, advertised, env, log
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self, timeout_s: float = 10) -> None:
-        with self.log.open("ab") as log:
-            self.process = subprocess.Popen(
-                [
-                    str(tansu_binary()),
-                    "broker",
-                    "--listener-url",
-                    f"tcp://127.0.0.1:{self.port}",
-                    "--advertised-listener-url",
-                    f"tcp://127.0.0.1:{self.advertised}",
-                    "--storage-engine",
-                    f"s3://{BUCKET}/",
-                ],
-                stdout=log,
-                stderr=log,
-                env={**os.environ, **self.env},
-            )
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"tansu exited at start; see {self.log}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                time.sleep(0.02)
-        raise RuntimeError(f"tansu did not listen within {timeout_s}s; see {self.log}")
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-
-def aws_env(s3: S3) -> dict[str, str]:
-    """What tansu's S3 engine reads (STACK.md); moto accepts any credentials."""
-    return {
-        "AWS_ACCESS_KEY_ID": "test",
-        "AWS_SECRET_ACCESS_KEY": "test",
-        "AWS_ENDPOINT": s3.url,
-        "AWS_ALLOW_HTTP": "true",
-        "AWS_REGION": "us-east-1",
-    }
 
 
 def high_watermark(client: Any, topic: str, partition: int) -> int | None:
@@ -664,7 +606,7 @@ class FaultRun:
         }
         self.faults: list[Fault] = []
         self.members: list[Member] = []
-        self.tansu: Tansu | None = None
+        self.tansu: EmbeddedBroker | None = None
         self.s3: Any = None  # a boto3 client of the S3 server tansu stores into
         self.proxy: ListOffsetsFix | None = None
         self.address = ""  # what every client bootstraps from
@@ -780,7 +722,7 @@ class FaultRun:
         self.s3 = s3.client()
         port = free_port()
         advertised = free_port() if self.config.fix_list_offsets else port
-        self.tansu = Tansu(port, advertised, aws_env(s3), self.workdir / "tansu.log")
+        self.tansu = s3.broker(port, advertised_port=advertised)
         self.tansu.start()
         stack.callback(self.tansu.stop)
         if self.config.fix_list_offsets:

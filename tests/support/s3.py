@@ -64,17 +64,26 @@ class S3:
             region_name="us-east-1",
         )
 
-    def broker(self, port: int | None = None) -> EmbeddedBroker:
-        """A tansu on this storage (not started); the same `port` again after a restart."""
-        env = {
+    def broker(self, port: int | None = None, advertised_port: int | None = None) -> EmbeddedBroker:
+        """A tansu on this storage (not started); the same `port` again after a restart.
+        `advertised_port`: where clients are told to connect (a proxy in front of it)."""
+        return EmbeddedBroker(
+            port=port,
+            storage=f"s3://{BUCKET}/",
+            env=self.tansu_env(),
+            log_path=self.workdir / "tansu-s3.log",
+            advertised_port=advertised_port,
+        )
+
+    def tansu_env(self) -> dict[str, str]:
+        """What tansu's S3 engine reads (STACK.md); moto accepts any credentials."""
+        return {
             "AWS_ACCESS_KEY_ID": "test",
             "AWS_SECRET_ACCESS_KEY": "test",
             "AWS_ENDPOINT": self.url,
             "AWS_ALLOW_HTTP": "true",
             "AWS_REGION": "us-east-1",
         }
-        log = self.workdir / "tansu-s3.log"
-        return EmbeddedBroker(port=port, storage=f"s3://{BUCKET}/", env=env, log_path=log)
 
     def delete_below(self, topic: str, partition: int, offset: int) -> int:
         """What retention does: the batches that start below `offset` are deleted and the
