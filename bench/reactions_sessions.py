@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -23,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmark.sessions import Session, load_sessions, problems  # noqa: E402
+from benchmark.tasks import wilson  # noqa: E402
 from stream.conversation import (  # noqa: E402
     Bounds,
     ConversationState,
@@ -64,13 +64,10 @@ def detected(session: Session, tracking: Tracking) -> dict[str, str]:
     return seen
 
 
-def wilson(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return (0.0, 0.0)
-    p = hits / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (round(centre - half, 4), round(centre + half, 4))
+def ci(hits: int, n: int) -> tuple[float, float]:
+    """The 95 % Wilson interval (benchmark.tasks.wilson), rounded for the report."""
+    interval = wilson(hits, n)
+    return (round(interval.low, 4), round(interval.high, 4))
 
 
 def table(rows: list[tuple[str, str, str]]) -> dict[str, Any]:
@@ -82,7 +79,7 @@ def table(rows: list[tuple[str, str, str]]) -> dict[str, Any]:
         out[group] = {
             "n": len(mine),
             "accuracy": round(hits / len(mine), 4),
-            "ci": wilson(hits, len(mine)),
+            "ci": ci(hits, len(mine)),
         }
     return out
 
@@ -112,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         "assistant_turns": len(rows),
         "detector": "rules (stream/reactions.py, stream/patterns)",
         "accuracy": round(hits / len(rows), 4),
-        "ci": wilson(hits, len(rows)),
+        "ci": ci(hits, len(rows)),
         "majority_baseline": {"reaction": majority, "accuracy": round(majority_n / len(rows), 4)},
         "by_writer": table([(w, e, g) for w, _, e, g, _ in rows]),
         "by_lang": table([(lang, e, g) for _, lang, e, g, _ in rows]),
