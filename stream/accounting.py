@@ -1,20 +1,36 @@
 """Metric counts from what the pipeline produced (stream/pipeline.py), once per applied record.
 
-The worker calls this only after the batch's outputs and state are on the broker, so a
-record replayed after a crash (skipped by the pipeline as handled) is never counted again.
-Label values come from closed sets (stream/metrics.py): scenarios from the settings,
-assistant ids bounded to the first `label_values_max` seen.
+`tally` is what the batch applied, for the durable counters (stream/ledger.py): the worker
+writes it with the batch's states and shows it once they are on the broker. `observe` is
+the rest (reads, timings, scorer errors), this process's own. Label values come from
+closed sets (stream/metrics.py): scenarios from the settings, assistant ids bounded to the
+first `label_values_max` seen.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from stream.cascade import Skipped
-from stream.conversation import Opened, ReactionSeen, Signal
+from stream.conversation import ConversationState, Opened, ReactionSeen, Signal
 from stream.events import FeedbackEvent
-from stream.metrics import BoundedLabel, Metrics
+from stream.ledger import Tally
+from stream.metrics import (
+    EPISODES_CLOSED,
+    EPISODES_OPENED,
+    EVENTS_REJECTED,
+    FEEDBACK,
+    GRM_SKIPPED,
+    GRM_VERDICTS,
+    JUDGE_REACTION_PAIRS,
+    REACTIONS,
+    TURN_VERDICTS,
+    TURNS_SCORED,
+    UNKNOWN_FIELDS,
+    BoundedLabel,
+    Metrics,
+)
 from stream.pipeline import Outcome, Pipeline
 from stream.reactions import is_dissatisfied
 from stream.recovery import Closed, deciding_score
@@ -49,17 +65,90 @@ class Accounting:
         self._scenario = BoundedLabel(len(scenarios), scenarios, "Other")
         self._assistant = BoundedLabel(label_values_max)
 
-    def batch(self, outcome: Outcome) -> None:
+    def tally(self, outcome: Outcome) -> Tally:
+        """What the batch applied. A fact belongs to its conversation when the batch
+        writes that state and a replay would skip the record (stream/ledger.py)."""
+        plan, scoring = outcome.plan, outcome.scoring
+        states = plan.states
+        tally = Tally()
+        for letter in outcome.dead:
+            position = letter.record.position
+            cid = _conversation(letter.record.key)
+            state = states.get(cid) if cid is not None else None
+            owner = cid if state is not None and state.is_redelivery(position) else None
+            tally.add(position.partition, owner, EVENTS_REJECTED, str(letter.reason))
+        for event in plan.events:
+            if isinstance(event, FeedbackEvent):
+                cid = event.conversation_id
+                tally.add(_partition(states[cid]), cid, FEEDBACK, event.kind)
+        for cid, n in plan.unknown_fields.items():
+            tally.add(_partition(states[cid]), cid, UNKNOWN_FIELDS, n=n)
+        for i, item in enumerate(plan.to_score):
+            cid, partition = item.event.conversation_id, item.record.position.partition
+            if i in scoring.chosen:
+                tally.add(partition, cid, GRM_VERDICTS, str(scoring.chosen[i]))
+            if i in scoring.skipped:
+                tally.add(partition, cid, GRM_SKIPPED, str(scoring.skipped[i]))
+        grm_name = self.pipeline.grm.name if self.pipeline.grm is not None else None
+        for item, scores in outcome.scored:
+            cid, partition = item.event.conversation_id, item.record.position.partition
+            scenario = self._scenario(item.event.scenario)
+            assistant = self._assistant(item.event.assistant_id)
+            for score in scores:
+                verdict = str(score.verdict)
+                tally.add(partition, cid, TURNS_SCORED, score.scorer, verdict, scenario, assistant)
+            decider = deciding_score(scores, grm_name)
+            if decider is not None:
+                verdict = str(decider.verdict)
+                tally.add(
+                    partition, cid, TURN_VERDICTS, verdict, decider.scorer, scenario, assistant
+                )
+        self._tally_signals(
+            tally, outcome.signals, {cid: _partition(s) for cid, s in states.items()}
+        )
+        return tally
+
+    def tally_signals(
+        self, signals: Sequence[tuple[str, Signal]], states: Mapping[str, ConversationState]
+    ) -> Tally:
+        """What time passing applied (stream/pipeline.Pipeline.tick), `states` by conversation."""
+        tally = Tally()
+        self._tally_signals(tally, signals, {cid: _partition(s) for cid, s in states.items()})
+        return tally
+
+    def _tally_signals(
+        self, tally: Tally, signals: Sequence[tuple[str, Signal]], partitions: Mapping[str, int]
+    ) -> None:
+        for cid, signal in signals:
+            partition = partitions[cid]
+            if isinstance(signal, ReactionSeen):
+                labels = (self._scenario(signal.scenario), self._assistant(signal.assistant_id))
+                tally.add(partition, cid, REACTIONS, str(signal.reaction), *labels)
+                for pair in pairs([(cid, signal)]):
+                    dissatisfied = "true" if pair.dissatisfied else "false"
+                    tally.add(
+                        partition,
+                        cid,
+                        JUDGE_REACTION_PAIRS,
+                        pair.scorer,
+                        pair.verdict,
+                        dissatisfied,
+                    )
+            elif isinstance(signal, Opened):
+                e = signal.episode
+                labels = (self._scenario(e.scenario), self._assistant(e.assistant_id))
+                tally.add(partition, cid, EPISODES_OPENED, str(e.trigger), *labels)
+            elif isinstance(signal, Closed):
+                e = signal.episode
+                labels = (self._scenario(e.scenario), self._assistant(e.assistant_id))
+                tally.add(partition, cid, EPISODES_CLOSED, str(signal.outcome), *labels)
+
+    def observe(self, outcome: Outcome) -> None:
+        """This process's own metrics for a batch it applied: reads, timings, errors."""
         m, plan, scoring = self.metrics, outcome.plan, outcome.scoring
         judges, grm = self.pipeline.judges, self.pipeline.grm
         m.consumed.inc(plan.consumed)
         m.redelivered.inc(plan.redelivered)
-        m.unknown_fields.inc(plan.unknown_fields)
-        for letter in outcome.dead:
-            m.rejected.labels(str(letter.reason)).inc()
-        for event in plan.events:
-            if isinstance(event, FeedbackEvent):
-                m.feedback.labels(event.kind).inc()
         if plan.to_score:
             m.batch_size.observe(len(plan.to_score))
         for name, seconds in scoring.seconds(judges, grm):
@@ -67,48 +156,32 @@ class Accounting:
         for scorer, run in zip(judges, scoring.judges, strict=False):
             if run.errors:
                 m.scorer_errors.labels(scorer.name).inc(len(run.errors))
-        for reason in scoring.chosen.values():
-            m.grm_verdicts.labels(str(reason)).inc()
-        for skip in scoring.skipped.values():
-            m.grm_skipped.labels(str(skip)).inc()
         if grm is not None:
             failures = sum(1 for skip in scoring.skipped.values() if skip is Skipped.FAILED)
             if failures:
                 m.scorer_errors.labels(grm.name).inc(failures)
             m.grm_budget.set(self.pipeline.budget.tokens)
-        grm_name = grm.name if grm is not None else None
         for item, scores in outcome.scored:
-            scenario = self._scenario(item.event.scenario)
-            assistant = self._assistant(item.event.assistant_id)
             for score in scores:
-                m.turns_scored.labels(score.scorer, str(score.verdict), scenario, assistant).inc()
                 m.score.labels(score.scorer).observe(score.p_satisfied)
-            decider = deciding_score(scores, grm_name)
-            if decider is not None:
-                verdict = str(decider.verdict)
-                m.turn_verdicts.labels(verdict, decider.scorer, scenario, assistant).inc()
             seconds = (outcome.scored_at - item.event.ts).total_seconds()
             m.event_to_score.observe(max(0.0, seconds))
-        self.signals(outcome.signals)
+        self.observe_signals(outcome.signals)
 
-    def signals(self, signals: Sequence[tuple[str, Signal]]) -> None:
-        m = self.metrics
+    def observe_signals(self, signals: Sequence[tuple[str, Signal]]) -> None:
         for _, signal in signals:
-            if isinstance(signal, ReactionSeen):
-                labels = (self._scenario(signal.scenario), self._assistant(signal.assistant_id))
-                m.reactions.labels(str(signal.reaction), *labels).inc()
-            elif isinstance(signal, Opened):
-                e = signal.episode
-                labels = (self._scenario(e.scenario), self._assistant(e.assistant_id))
-                m.episodes_opened.labels(str(e.trigger), *labels).inc()
-            elif isinstance(signal, Closed):
-                e = signal.episode
-                labels = (self._scenario(e.scenario), self._assistant(e.assistant_id))
-                m.episodes_closed.labels(str(signal.outcome), *labels).inc()
-                if signal.outcome is EpisodeOutcome.RECOVERED:
-                    m.recovery_seconds.observe(signal.seconds)
-                    m.recovery_turns.observe(e.attempts)
-        for pair in pairs(signals):
-            m.judge_reaction_pairs.labels(
-                pair.scorer, pair.verdict, "true" if pair.dissatisfied else "false"
-            ).inc()
+            if isinstance(signal, Closed) and signal.outcome is EpisodeOutcome.RECOVERED:
+                self.metrics.recovery_seconds.observe(signal.seconds)
+                self.metrics.recovery_turns.observe(signal.episode.attempts)
+
+
+def _conversation(key: bytes | None) -> str | None:
+    try:
+        return key.decode("utf-8") if key is not None else None
+    except UnicodeDecodeError:
+        return None
+
+
+def _partition(state: ConversationState) -> int:
+    assert state.partition is not None, "an applied state knows its partition"
+    return state.partition

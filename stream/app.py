@@ -6,13 +6,15 @@ Delivery is at-least-once. Per micro-batch, in log order without holes (stream/r
 the pipeline (stream/pipeline.py) runs in a worker thread, so heartbeats, commits and
 timers go on during a slow batch: parse and fold, score (the GRM within its deadline),
 settle episodes with the verdicts. Then, here: publish scores, reactions, episode outcomes
-and dead letters and wait until the broker has them → write the conversation states and
-wait for those too → count (stream/accounting.py) → settle the batch's offsets for the
-commit. A timer does the same for time passing (no follow-up, episode time limits).
+and dead letters and wait until the broker has them → write the conversation states, each
+with its share of the batch's counts, then each partition's mark with its running totals,
+and wait for those too → show the totals (stream/ledger.py) → settle the batch's offsets
+for the commit. A timer does the same for time passing (no follow-up, episode time limits).
 
 A crash before the state write replays the batch (duplicate scores, never lost ones);
-afterwards a replayed record is recognised by its offset and skipped, so metrics do not
-count it twice.
+afterwards a replayed record is recognised by its offset and skipped, and the counts of a
+batch cut short are restored from its states before the partition's next batch, so every
+applied record is counted once.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import asyncio
 import logging
 import os
 import time
+from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
@@ -35,6 +38,7 @@ from stream.accounting import Accounting
 from stream.cascade import Budget, Deadline
 from stream.conversation import ConversationState, Position, Signal, Tracking
 from stream.events import Limits, utcnow
+from stream.ledger import Counts, Entry, Mark, Tally
 from stream.metrics import Metrics, counter_total
 from stream.pipeline import Outcome, Pipeline
 from stream.reactions import Patterns
@@ -116,6 +120,12 @@ class Service:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="uxmon-batch")
         self._validator: Validator | None = None
         self._lag_labels: set[int] = set()  # partitions whose lag gauge this worker exports
+        # Each owned partition's mark, reconciled after the table's recovery (stream/ledger.py);
+        # `_epoch` counts assignments, so a batch that outlives one shows nothing stale.
+        self._marks: dict[int, Mark] = {}
+        self._epoch = 0
+        self._beat_at = time.monotonic()
+        metrics.ledger.alive = self._alive
         self.app = self._build_app()
         # Applies each partition's records in log order, whatever faust hands over.
         self.reader = Reader(
@@ -161,8 +171,56 @@ class Service:
         app.timer(interval=s.timers_interval_s)(self._follow_time)
         app.timer(interval=s.timers_interval_s)(self._find_stalls)
         app.timer(interval=s.timers_interval_s)(self._sample_gauges)
+        app.timer(interval=1.0)(self._beat)
+        app.on_partitions_revoked.connect(self._on_revoked)  # type: ignore[arg-type]
         app.on_partitions_assigned.connect(self._on_assigned)  # type: ignore[arg-type]
+        app.on_rebalance_complete.connect(self._on_rebalance_complete)  # type: ignore[arg-type]
         return app
+
+    async def _on_revoked(self, app: faust.App, revoked: set[TP], **_: Any) -> None:
+        self._epoch += 1
+        self._marks.clear()
+        self.metrics.ledger.hide()  # the partitions' next owners continue their totals
+
+    async def _on_rebalance_complete(self, app: faust.App, **_: Any) -> None:
+        """The table is recovered: reconcile the marks before any record is applied."""
+        async with self._state_lock:
+            await self._reconcile({tp.partition for tp in self.reader.owned()})
+
+    async def _reconcile(self, partitions: set[int]) -> None:
+        """Each partition's mark with the shares of states a crash left it without,
+        written back before anything else moves on (stream/ledger.py), then shown."""
+        todo = partitions - self._marks.keys()
+        if not todo:
+            return
+        entries: dict[int, list[Entry]] = {p: [] for p in todo}
+        for key, value in list(self.table.items()):
+            if not is_handled_key(key) and value and value.get("partition") in todo:
+                entry = Entry.from_json(value.get("ledger"))
+                if entry is not None:
+                    entries[value["partition"]].append(entry)
+        epoch, marks = self._epoch, {}
+        for partition in todo:
+            mark = Mark.from_json(self.table.get(handled_key(partition)))
+            marks[partition] = reconciled = mark.reconciled(entries[partition])
+            if reconciled is not mark:
+                log.info("partition %d: counts of a batch cut short restored", partition)
+                self.table[handled_key(partition)] = reconciled.to_json(partition)
+        await self._confirm_state()
+        if epoch == self._epoch:
+            self._show(marks)
+
+    def _show(self, marks: dict[int, Mark]) -> None:
+        self._marks.update(marks)
+        for partition, mark in marks.items():
+            self.metrics.ledger.show(partition, mark.totals)
+
+    async def _beat(self) -> None:
+        self._beat_at = time.monotonic()
+
+    def _alive(self) -> bool:
+        """The event loop ran lately: this worker still holds its partitions."""
+        return time.monotonic() - self._beat_at < 0.9 * self.settings.session_timeout_s
 
     async def _on_assigned(self, app: faust.App, assigned: set[TP], **_: Any) -> None:
         owned = [tp for tp in assigned if tp.topic == self.settings.turns_topic]
@@ -225,11 +283,11 @@ class Service:
         return ConversationState.from_json(self.table.get(conversation_id.encode()))
 
     def _handled_before(self, partition: int) -> int:
-        mark = self.table.get(handled_key(partition))
-        return int(mark["offset"]) if mark else -1
+        return self._marks[partition].offset
 
     async def handle(self, records: Sequence[Record]) -> Outcome:
         async with self._state_lock:
+            await self._reconcile({r.position.partition for r in records})
             loop = asyncio.get_running_loop()
             outcome = await loop.run_in_executor(
                 self._executor,
@@ -265,12 +323,39 @@ class Service:
             )
             pending.append(await self.dead.send(key=letter.record.key, value=value, force=True))
         await asyncio.gather(*pending)  # outputs are on the broker before state moves on
-        for conversation_id, state in outcome.plan.states.items():
-            self.table[conversation_id.encode()] = state.to_json()
-        for partition, offset in outcome.plan.handled.items():
-            self.table[handled_key(partition)] = {"partition": partition, "offset": offset}
+        tally = self.accounting.tally(outcome)
+        await self._write(outcome.plan.states, tally, outcome.plan.handled)
+        self.accounting.observe(outcome)
+
+    async def _write(
+        self, states: dict[str, ConversationState], tally: Tally, handled: dict[int, int]
+    ) -> None:
+        """The states with their shares of the tally, then each partition's mark (the same
+        changelog partition, so a crash leaves a prefix: stream/ledger.py), and once the
+        broker has them all, the new totals."""
+        epoch = self._epoch
+        seqs = {p: self._marks[p].seq + 1 for p in tally.partitions() | handled.keys()}
+        for conversation_id, state in states.items():
+            value = state.to_json()
+            partition = state.partition
+            share: Counts = Counter()
+            if partition is not None:
+                share = tally.of_conversation(partition, conversation_id)
+            if share and partition is not None:
+                value["ledger"] = Entry(seqs[partition], share).to_json()
+            self.table[conversation_id.encode()] = value
+        marks = {
+            p: self._marks[p].after(seq, handled.get(p), tally.of_partition(p))
+            for p, seq in seqs.items()
+        }
+        await self._write_marks(marks)
+        if epoch == self._epoch:
+            self._show(marks)
+
+    async def _write_marks(self, marks: dict[int, Mark]) -> None:
+        for partition, mark in marks.items():
+            self.table[handled_key(partition)] = mark.to_json(partition)
         await self._confirm_state()
-        self.accounting.batch(outcome)
 
     async def _confirm_state(self) -> None:
         """Wait until the broker has every state write: the offsets commit after this."""
@@ -303,7 +388,7 @@ class Service:
             return  # a batch is running; the next tick comes soon enough
         async with self._state_lock:
             caught_up = await self.reader.caught_up()
-            owned = {tp.partition for tp in self.reader.owned()}
+            owned = self._marks.keys()  # reconciled since the table's recovery
             tick = self.pipeline.tick(
                 (
                     (key, state, state.partition in caught_up)
@@ -324,10 +409,9 @@ class Service:
         self, changed: dict[bytes, ConversationState], signals: list[tuple[str, Signal]]
     ) -> None:
         await asyncio.gather(*await self._send_signals(signals))
-        for key, state in changed.items():
-            self.table[key] = state.to_json()
-        await self._confirm_state()
-        self.accounting.signals(signals)
+        states = {key.decode(): state for key, state in changed.items()}
+        await self._write(states, self.accounting.tally_signals(signals, states), {})
+        self.accounting.observe_signals(signals)
 
     async def _evict_idle(self) -> None:
         cutoff = time.time() - self.settings.conversation_ttl_s
@@ -369,10 +453,9 @@ class Service:
             self._stop_children()
             m = self.metrics
             log.info(
-                "worker stopped: consumed=%d scored=%d dead_lettered=%d",
+                "worker stopped: consumed=%d redelivered=%d",
                 counter_total(m.consumed),
-                counter_total(m.turns_scored),
-                counter_total(m.rejected),
+                counter_total(m.redelivered),
             )
 
 

@@ -10,6 +10,8 @@ from collections.abc import Iterable, Sequence
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
 
+from stream.ledger import Family, Ledger
+
 EVENTS_CONSUMED = "uxmon_events_consumed_total"
 EVENTS_REJECTED = "uxmon_events_rejected_total"
 EVENTS_REDELIVERED = "uxmon_events_redelivered_total"
@@ -54,6 +56,60 @@ BENCHMARK_SECONDS = "uxmon_benchmark_duration_seconds"
 
 OTHER = "other"
 
+# What the stream applied, counted exactly once whatever crashes (stream/ledger.py):
+# per partition, durable in the table, continued by the partition's next owner.
+DURABLE = (
+    Family(EVENTS_REJECTED, "Records sent to the dead-letter topic, by reason.", ("reason",)),
+    Family(
+        UNKNOWN_FIELDS,
+        "Fields of valid events that schema v1 does not know, ignored (forward compatible).",
+        (),
+    ),
+    Family(FEEDBACK, "Explicit feedback events, by kind.", ("kind",)),
+    Family(
+        TURNS_SCORED,
+        "Assistant turns scored, by scorer and verdict.",
+        ("scorer", "verdict", "scenario", "assistant"),
+    ),
+    Family(
+        TURN_VERDICTS,
+        "Assistant turns by their verdict of record: the GRM's where it scored the turn, "
+        "else the UX-Judge's (decided_by says which).",
+        ("verdict", "decided_by", "scenario", "assistant"),
+    ),
+    Family(
+        REACTIONS,
+        "The user's reaction to an assistant turn (the next message, or its absence).",
+        ("reaction", "scenario", "assistant"),
+    ),
+    Family(
+        JUDGE_REACTION_PAIRS,
+        "A scorer's verdict on a turn paired with whether the user's reaction was "
+        "dissatisfied; agreement = (bad,true) + (good,false) over all.",
+        ("scorer", "verdict", "dissatisfied"),
+    ),
+    Family(
+        EPISODES_OPENED,
+        "Recovery episodes opened, by what opened them.",
+        ("trigger", "scenario", "assistant"),
+    ),
+    Family(
+        EPISODES_CLOSED,
+        "Recovery episodes closed, by outcome (recovered, failed, gave_up).",
+        ("outcome", "scenario", "assistant"),
+    ),
+    Family(
+        GRM_VERDICTS,
+        "Turns the GRM scored, by why they were chosen (recovery, uncertain, sample).",
+        ("reason",),
+    ),
+    Family(
+        GRM_SKIPPED,
+        "Assistant turns the GRM did not score, by reason (confident, budget, queue_full, failed).",
+        ("reason",),
+    ),
+)
+
 
 class BoundedLabel:
     """Maps free values (assistant ids, model versions) onto at most `limit` label values.
@@ -92,37 +148,12 @@ class Metrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
         r = self.registry
+        self.ledger = Ledger(DURABLE)
+        r.register(self.ledger)
         self.consumed = Counter(EVENTS_CONSUMED, "Records read from the turns topic.", registry=r)
-        self.rejected = Counter(
-            EVENTS_REJECTED,
-            "Records sent to the dead-letter topic, by reason.",
-            ["reason"],
-            registry=r,
-        )
         self.redelivered = Counter(
             EVENTS_REDELIVERED,
             "Records skipped because they were already applied (replay after restart).",
-            registry=r,
-        )
-        self.unknown_fields = Counter(
-            UNKNOWN_FIELDS,
-            "Fields of valid events that schema v1 does not know, ignored (forward compatible).",
-            registry=r,
-        )
-        self.feedback = Counter(
-            FEEDBACK, "Explicit feedback events, by kind.", ["kind"], registry=r
-        )
-        self.turns_scored = Counter(
-            TURNS_SCORED,
-            "Assistant turns scored, by scorer and verdict.",
-            ["scorer", "verdict", "scenario", "assistant"],
-            registry=r,
-        )
-        self.turn_verdicts = Counter(
-            TURN_VERDICTS,
-            "Assistant turns by their verdict of record: the GRM's where it scored the turn, "
-            "else the UX-Judge's (decided_by says which).",
-            ["verdict", "decided_by", "scenario", "assistant"],
             registry=r,
         )
         self.score = Histogram(
@@ -190,31 +221,6 @@ class Metrics:
             registry=r,
         )
         # --- reactions and recovery ---
-        self.reactions = Counter(
-            REACTIONS,
-            "The user's reaction to an assistant turn (the next message, or its absence).",
-            ["reaction", "scenario", "assistant"],
-            registry=r,
-        )
-        self.judge_reaction_pairs = Counter(
-            JUDGE_REACTION_PAIRS,
-            "A scorer's verdict on a turn paired with whether the user's reaction was "
-            "dissatisfied; agreement = (bad,true) + (good,false) over all.",
-            ["scorer", "verdict", "dissatisfied"],
-            registry=r,
-        )
-        self.episodes_opened = Counter(
-            EPISODES_OPENED,
-            "Recovery episodes opened, by what opened them.",
-            ["trigger", "scenario", "assistant"],
-            registry=r,
-        )
-        self.episodes_closed = Counter(
-            EPISODES_CLOSED,
-            "Recovery episodes closed, by outcome (recovered, failed, gave_up).",
-            ["outcome", "scenario", "assistant"],
-            registry=r,
-        )
         self.episodes_open = Gauge(
             EPISODES_OPEN, "Recovery episodes open in this worker's state.", registry=r
         )
@@ -231,19 +237,6 @@ class Metrics:
             registry=r,
         )
         # --- GRM cascade ---
-        self.grm_verdicts = Counter(
-            GRM_VERDICTS,
-            "Turns the GRM scored, by why they were chosen (recovery, uncertain, sample).",
-            ["reason"],
-            registry=r,
-        )
-        self.grm_skipped = Counter(
-            GRM_SKIPPED,
-            "Assistant turns the GRM did not score, by reason "
-            "(confident, budget, queue_full, failed).",
-            ["reason"],
-            registry=r,
-        )
         self.grm_budget = Gauge(
             GRM_BUDGET, "GRM verdicts available now in the budget's token bucket.", registry=r
         )

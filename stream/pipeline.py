@@ -145,7 +145,8 @@ class BatchPlan:
     signals: list[tuple[str, Signal]] = field(default_factory=list)  # (conversation_id, ...)
     redelivered: int = 0
     consumed: int = 0
-    unknown_fields: int = 0  # ignored fields on the batch's valid events
+    # ignored fields on the batch's valid events, by conversation
+    unknown_fields: dict[str, int] = field(default_factory=dict)
     handled: dict[int, int] = field(default_factory=dict)  # partition -> last offset handled
 
 
@@ -206,7 +207,9 @@ def plan_batch(
             )
             plan.dead.append(DeadLetter(record, Reason.INTERNAL_ERROR, type(exc).__name__))
             continue
-        plan.unknown_fields += parsed.unknown_fields
+        if parsed.unknown_fields:
+            cid = event.conversation_id
+            plan.unknown_fields[cid] = plan.unknown_fields.get(cid, 0) + parsed.unknown_fields
         plan.states[event.conversation_id] = applied.state
         plan.events.append(event)
         plan.signals.extend((event.conversation_id, signal) for signal in applied.signals)

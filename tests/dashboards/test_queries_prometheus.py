@@ -16,6 +16,7 @@ from dashboards import render, ux_overview
 from dashboards.coverage import panel_queries, variable_queries
 from stream.broker import free_port
 from stream.metrics import Metrics
+from tests.support.ledger import count
 from tests.support.prometheus import Prometheus
 
 pytestmark = pytest.mark.integration
@@ -50,15 +51,16 @@ def feed(metrics: Metrics) -> None:
     scenario, assistant = "Casual Chat & Companionship", "bot-a"
     m.consumed.inc(12)
     m.redelivered.inc()
-    m.rejected.labels("invalid_json").inc()
-    m.feedback.labels("thumbs_down").inc()
-    m.feedback.labels("thumbs_up").inc()
-    m.turns_scored.labels("ux_judge", "bad", scenario, assistant).inc(10 * BAD_SHARE)
-    m.turns_scored.labels("ux_judge", "good", scenario, assistant).inc(10 * (1 - BAD_SHARE))
-    m.turns_scored.labels("grm", "good", scenario, assistant).inc(2)
-    m.turn_verdicts.labels("bad", "ux_judge", scenario, assistant).inc(3)
-    m.turn_verdicts.labels("good", "ux_judge", scenario, assistant).inc(5)
-    m.turn_verdicts.labels("good", "grm", scenario, assistant).inc(2)
+    count(m, "uxmon_events_rejected_total", "invalid_json")
+    count(m, "uxmon_feedback_total", "thumbs_down")
+    count(m, "uxmon_feedback_total", "thumbs_up")
+    bad = round(10 * BAD_SHARE)
+    count(m, "uxmon_turns_scored_total", "ux_judge", "bad", scenario, assistant, n=bad)
+    count(m, "uxmon_turns_scored_total", "ux_judge", "good", scenario, assistant, n=10 - bad)
+    count(m, "uxmon_turns_scored_total", "grm", "good", scenario, assistant, n=2)
+    count(m, "uxmon_turn_verdicts_total", "bad", "ux_judge", scenario, assistant, n=3)
+    count(m, "uxmon_turn_verdicts_total", "good", "ux_judge", scenario, assistant, n=5)
+    count(m, "uxmon_turn_verdicts_total", "good", "grm", scenario, assistant, n=2)
     for score in (0.1, 0.45, 0.55, 0.9):
         m.score.labels("ux_judge").observe(score)
         m.score.labels("grm").observe(score)
@@ -75,18 +77,18 @@ def feed(metrics: Metrics) -> None:
     m.assigned_partitions.set(4)
     m.scorer_errors.labels("grm").inc()
     for reaction in ("complaint", "rephrase", "satisfied", "no_follow_up"):
-        m.reactions.labels(reaction, scenario, assistant).inc()
-    m.judge_reaction_pairs.labels("ux_judge", "bad", "true").inc()
-    m.judge_reaction_pairs.labels("ux_judge", "good", "false").inc(2)
-    m.judge_reaction_pairs.labels("ux_judge", "good", "true").inc()
-    m.episodes_opened.labels("reaction", scenario, assistant).inc()
-    m.episodes_closed.labels("recovered", scenario, assistant).inc()
-    m.episodes_closed.labels("gave_up", scenario, assistant).inc()
+        count(m, "uxmon_reactions_total", reaction, scenario, assistant)
+    count(m, "uxmon_judge_reaction_pairs_total", "ux_judge", "bad", "true")
+    count(m, "uxmon_judge_reaction_pairs_total", "ux_judge", "good", "false", n=2)
+    count(m, "uxmon_judge_reaction_pairs_total", "ux_judge", "good", "true")
+    count(m, "uxmon_recovery_episodes_opened_total", "reaction", scenario, assistant)
+    count(m, "uxmon_recovery_episodes_closed_total", "recovered", scenario, assistant)
+    count(m, "uxmon_recovery_episodes_closed_total", "gave_up", scenario, assistant)
     m.episodes_open.set(2)
     m.recovery_seconds.observe(45)
     m.recovery_turns.observe(2)
-    m.grm_verdicts.labels("uncertain").inc()
-    m.grm_skipped.labels("confident").inc(8)
+    count(m, "uxmon_grm_verdicts_total", "uncertain")
+    count(m, "uxmon_grm_skipped_total", "confident", n=8)
     m.grm_budget.set(17)
     m.benchmark_failures.labels("grm", "task1").inc()
 

@@ -1,4 +1,4 @@
-"""Metric counts from a batch's outcome (stream/accounting.py), on a real registry."""
+"""What a batch's outcome counts (stream/accounting.py), and to whom each fact belongs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from scorer.types import Dialogue, Score, Verdict
 from stream.accounting import Accounting
 from stream.cascade import Budget
 from stream.conversation import ConversationState
-from stream.metrics import Metrics
+from stream.metrics import EVENTS_REJECTED, TURN_VERDICTS, TURNS_SCORED, Metrics
+from stream.records import Record
 from tests.stream.test_pipeline import NEVER, NOW, pipeline, record
 
 
@@ -31,18 +32,34 @@ def test_each_turn_counts_once_by_its_verdict_of_record() -> None:
         record(3, "b", "a1", "assistant", "另一个很长的回答，比问题长"),
     ]
     outcome = run.run(records, lambda cid: ConversationState(), NEVER, NOW)
-    metrics = Metrics()
-    Accounting(metrics, run, ["Other"], 10).batch(outcome)
+    totals = Accounting(Metrics(), run, ["Other"], 10).tally(outcome).of_partition(0)
 
-    def count(name: str, **labels: str) -> float:
-        value = metrics.registry.get_sample_value(name, labels)
-        return value or 0.0
+    assert totals[TURN_VERDICTS, ("bad", "grm", "Other", "none")] == 1
+    # one GRM slot per batch: the other turn's verdict of record is the judge's
+    assert totals[TURN_VERDICTS, ("good", "keyword", "Other", "none")] == 1
+    assert totals[TURNS_SCORED, ("keyword", "good", "Other", "none")] == 2
 
-    verdicts = "uxmon_turn_verdicts_total"
-    by_grm = count(verdicts, verdict="bad", decided_by="grm", scenario="Other", assistant="none")
-    by_judge = count(
-        verdicts, verdict="good", decided_by="keyword", scenario="Other", assistant="none"
-    )
-    assert (by_grm, by_judge) == (1, 1)  # one GRM slot per batch: the other turn is the judge's
-    scored = "uxmon_turns_scored_total"
-    assert count(scored, scorer="keyword", verdict="good", scenario="Other", assistant="none") == 2
+
+def test_a_fact_belongs_to_its_conversation_only_where_a_replay_would_skip_it() -> None:
+    """After a crash that left this batch's state of "a" on the broker but not the mark,
+    a replay skips a's records up to the state's offset and processes the rest again."""
+    run = pipeline()
+    records = [
+        record(0, "a", "u1", "user", "问题一"),
+        record(1, "a", "u1", "user", "问题一"),  # a duplicate id, before a's last applied
+        record(2, "a", "a1", "assistant", "一个很长的回答，比问题长"),
+        record(
+            3, "a", "a1", "assistant", "一个很长的回答，比问题长"
+        ),  # a duplicate after it: replayed again
+        Record(b"b", b"{", record(4, "b", "u", "user", "x").position),  # never any state
+    ]
+    outcome = run.run(records, lambda cid: ConversationState(), NEVER, NOW)
+    tally = Accounting(Metrics(), run, ["Other"], 10).tally(outcome)
+
+    of_a = tally.of_conversation(0, "a")
+    assert of_a[EVENTS_REJECTED, ("duplicate",)] == 1
+    assert of_a[TURNS_SCORED, ("keyword", "good", "Other", "none")] == 1
+    mark_only = tally.shares[0, None]
+    assert mark_only[EVENTS_REJECTED, ("duplicate",)] == 1
+    assert mark_only[EVENTS_REJECTED, ("invalid_json",)] == 1
+    assert tally.of_partition(0)[EVENTS_REJECTED, ("duplicate",)] == 2

@@ -3,6 +3,7 @@ from __future__ import annotations
 from prometheus_client import generate_latest
 
 from stream.metrics import BoundedLabel, Metrics, all_metric_names
+from tests.support.ledger import count
 
 
 def test_bounded_label_caps_cardinality() -> None:
@@ -20,20 +21,20 @@ def test_bounded_label_caps_cardinality() -> None:
 
 def test_every_declared_name_is_exported() -> None:
     metrics = Metrics()
-    metrics.rejected.labels("duplicate").inc()
-    metrics.feedback.labels("copy").inc()
-    metrics.turns_scored.labels("s", "good", "Other", "web").inc()
+    count(metrics, "uxmon_events_rejected_total", "duplicate")
+    count(metrics, "uxmon_feedback_total", "copy")
+    count(metrics, "uxmon_turns_scored_total", "s", "good", "Other", "web")
     metrics.score.labels("s").observe(0.3)
     metrics.scoring_seconds.labels("s").observe(0.3)
     metrics.consumer_lag.labels("0").set(3)
     metrics.describe_worker("0.1.0", [("s", "v1")])
     metrics.scorer_errors.labels("grm").inc()
-    metrics.reactions.labels("complaint", "Other", "web").inc()
-    metrics.judge_reaction_pairs.labels("s", "bad", "true").inc()
-    metrics.episodes_opened.labels("reaction", "Other", "web").inc()
-    metrics.episodes_closed.labels("recovered", "Other", "web").inc()
-    metrics.grm_verdicts.labels("recovery").inc()
-    metrics.grm_skipped.labels("budget").inc()
+    count(metrics, "uxmon_reactions_total", "complaint", "Other", "web")
+    count(metrics, "uxmon_judge_reaction_pairs_total", "s", "bad", "true")
+    count(metrics, "uxmon_recovery_episodes_opened_total", "reaction", "Other", "web")
+    count(metrics, "uxmon_recovery_episodes_closed_total", "recovered", "Other", "web")
+    count(metrics, "uxmon_grm_verdicts_total", "recovery")
+    count(metrics, "uxmon_grm_skipped_total", "budget")
     metrics.benchmark_metric.labels("s", "v1", "task1", "avg_acc").set(0.7)
     metrics.benchmark_last_success.labels("s", "task1").set(1.0)
     metrics.benchmark_failures.labels("s", "task1").inc()

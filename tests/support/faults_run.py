@@ -19,7 +19,6 @@ import logging
 import math
 import os
 import random
-import re
 import signal
 import struct
 import threading
@@ -376,16 +375,15 @@ class Traffic(threading.Thread):
 
 @dataclass
 class Life:
-    """One process of a member: how it ended and what it had counted by then."""
+    """One process of a member: how it ended and what it showed by then."""
 
     started: float
     ended: float | None = None
     how: str | None = None  # sigkill | sigterm | crashed
     exit_code: int | None = None
-    scored: float | None = None  # its uxmon_turns_scored_total at the end
-
-
-STOPPED = re.compile(r"worker stopped: .*scored=(\d+)")
+    # its uxmon_turns_scored_total just before a SIGKILL: the totals of the partitions it
+    # owned, which their next owners continue (stream/ledger.py)
+    shown: float | None = None
 
 
 class Member:
@@ -412,18 +410,16 @@ class Member:
     def kill(self) -> None:
         """SIGKILL, after reading its counter: a killed process says nothing more."""
         try:
-            scored: float | None = self.worker.total(TURNS_SCORED)
+            shown: float | None = self.worker.total(TURNS_SCORED)
         except httpx.HTTPError:
-            scored = None
+            shown = None
         self.worker.kill9()
-        self._ended("sigkill", scored)
+        self._ended("sigkill", shown)
 
     def terminate(self) -> None:
-        """SIGTERM (SIGKILL after 20 s); the count is the worker's own last log line."""
-        before = self._stop_lines()
+        """SIGTERM (SIGKILL after 20 s)."""
         self.worker.stop()
-        lines = self._stop_lines()
-        self._ended("sigterm", float(lines[-1]) if len(lines) > len(before) else None)
+        self._ended("sigterm", None)
 
     def crashed(self) -> bool:
         """True once, when the current process died without being told to."""
@@ -432,15 +428,11 @@ class Member:
             return True
         return False
 
-    def _ended(self, how: str, scored: float | None) -> None:
+    def _ended(self, how: str, shown: float | None) -> None:
         life = self.lives[-1]
         assert self.worker.process is not None
-        life.ended, life.how, life.scored = time.time(), how, scored
+        life.ended, life.how, life.shown = time.time(), how, shown
         life.exit_code = self.worker.process.returncode
-
-    def _stop_lines(self) -> list[str]:
-        text = self.worker.log_path.read_text(errors="replace")
-        return STOPPED.findall(text)
 
 
 # --- reading topics back ------------------------------------------------------------------
@@ -497,33 +489,21 @@ def read_log(
 # --- counters from Prometheus -------------------------------------------------------------
 
 
-def increase_by_resets(values: list[float]) -> float:
+def increase_by_resets(values: list[float]) -> tuple[float, int]:
     """A series' total increase by Prometheus' own reset rule (a drop is a restart from 0),
-    plus its first sample: every series here started at 0 inside the window."""
+    plus its first sample (every series here starts inside the window), and its drops."""
     if not values:
-        return 0.0
-    total = values[0]
+        return 0.0, 0
+    total, drops = values[0], 0
     for before, after in itertools.pairwise(values):
         total += after - before if after >= before else after
-    return total
+        drops += after < before
+    return total, drops
 
 
-def increase_by_lives(samples: list[tuple[float, float]], lives: list[Life]) -> float:
-    """A series' total over the member's processes: each life's last sample. Resets are
-    taken from when we killed and restarted, so a restarted worker that counted past its
-    predecessor's value before its first scrape (no visible drop) is still split right."""
-    total = 0.0
-    for life in lives:
-        end = life.ended if life.ended is not None else math.inf
-        inside = [v for t, v in samples if life.started <= t <= end]
-        total += inside[-1] if inside else 0.0
-    return total
-
-
-def prometheus_counts(
-    prom: Prometheus, members: list[Member], window_s: int, at: float
-) -> dict[str, Any]:
-    """Turns counted, as Prometheus saw them, three ways."""
+def prometheus_counts(prom: Prometheus, window_s: int, at: float) -> dict[str, Any]:
+    """Turns counted, as Prometheus saw them: one series per partition and label set,
+    continued across workers (stream/ledger.py; the scrape drops their `instance`)."""
 
     def query(expr: str) -> list[dict[str, Any]]:
         body = httpx.get(
@@ -534,41 +514,38 @@ def prometheus_counts(
         result: list[dict[str, Any]] = body["data"]["result"]
         return result
 
+    def one(expr: str) -> float:
+        rows = query(expr)
+        return float(rows[0]["value"][1]) if rows else 0.0
+
     # increase() extrapolates each series' first and last sample towards the window's
-    # edges and never counts what a series held at its first sample, so on series that
-    # start, stop and restart inside the window it can be off by a little either way.
-    # The raw samples give the exact figure of what Prometheus scraped.
-    [row] = query(f"sum(increase({TURNS_SCORED}[{window_s}s]))") or [{"value": [at, "0"]}]
-    by_instance = {m.instance: m for m in members}
-    by_resets = by_lives = 0.0
-    for series in query(f"{TURNS_SCORED}[{window_s}s]"):
-        samples = [(float(t), float(v)) for t, v in series["values"]]
-        by_resets += increase_by_resets([v for _, v in samples])
-        by_lives += increase_by_lives(samples, by_instance[series["metric"]["instance"]].lives)
+    # edges and never counts what a series held at its first sample (a label set's first
+    # batch), so it reads a little low or high; the raw samples give the exact figure.
+    by_resets, drops, series = 0.0, 0, query(f"{TURNS_SCORED}[{window_s}s]")
+    for row in series:
+        total, dropped = increase_by_resets([float(v) for _, v in row["values"]])
+        by_resets += total
+        drops += dropped
     return {
-        "increase": float(row["value"][1]),
+        "last": one(f"sum(last_over_time({TURNS_SCORED}[{window_s}s]))"),
+        "increase": one(f"sum(increase({TURNS_SCORED}[{window_s}s]))"),
         "samples_reset_rule": by_resets,
-        "samples_by_life": by_lives,
+        "drops": drops,
+        "series": len(series),
+        "series_with_instance": sum("instance" in row["metric"] for row in series),
     }
 
 
-def last_scraped(prom: Prometheus, member: Member, life: Life, at: float) -> float:
-    """The life's count in its last sample Prometheus took (0 if it took none)."""
-    ended = life.ended if life.ended is not None else at
-    window = max(1, math.ceil(ended - life.started) + 1)
-    body = httpx.get(
-        f"{prom.url}/api/v1/query",
-        params={
-            "query": f'{TURNS_SCORED}{{instance="{member.instance}"}}[{window}s]',
-            "time": ended,
-        },
-        timeout=30,
-    ).json()
-    total = 0.0
-    for series in body["data"]["result"]:
-        inside = [float(v) for t, v in series["values"] if float(t) >= life.started]
-        total += inside[-1] if inside else 0.0
-    return total
+def shown_by_partition(members: list[Member]) -> dict[str, list[tuple[int, float]]]:
+    """Each partition's total as the live members show it: (member, value) per partition."""
+    shown: dict[str, list[tuple[int, float]]] = {}
+    for member in members:
+        by_partition: Counter[str] = Counter()
+        for labels, value in member.worker.samples().get(TURNS_SCORED, []):
+            by_partition[labels["partition"]] += value
+        for partition, value in by_partition.items():
+            shown.setdefault(partition, []).append((member.index, value))
+    return shown
 
 
 # --- the run ------------------------------------------------------------------------------
@@ -618,7 +595,7 @@ class FaultRun:
         member = self.rng.choice(self.members)
         fault = Fault("sigkill", time.time(), worker=member.index)
         member.kill()
-        fault.detail["scored_before_kill"] = member.lives[-1].scored
+        fault.detail["shown_before_kill"] = member.lives[-1].shown
         member.start()
         self.join(member)
         return fault
@@ -813,20 +790,8 @@ class FaultRun:
     ) -> dict[str, Any]:
         end = time.time()
         window_s = math.ceil(end - self.t0) + 5  # from before any worker started
-        prometheus = prometheus_counts(prom, self.members, window_s, end)
-        live_counts = {m.index: m.worker.total(TURNS_SCORED) for m in self.members}
-        tails = [
-            {
-                "worker": m.index,
-                "how": life.how,
-                "ended": life.ended,
-                "counted": life.scored,
-                "last_scraped": last_scraped(prom, m, life, end),
-            }
-            for m in self.members
-            for life in m.lives
-            if life.ended is not None
-        ]
+        prometheus = prometheus_counts(prom, window_s, end)
+        shown = shown_by_partition(self.members)
         # Read back once the group is idle: tansu serves each record batch from its own
         # S3 object, a few hundred a second at best here.
         turns = read_log(self.address, self.topics["turns_topic"], len(traffic.acked))
@@ -845,8 +810,7 @@ class FaultRun:
             scores=scores,
             dead=dead,
             prometheus={**prometheus, "window_s": window_s},
-            live_counts=live_counts,
-            tails=tails,
+            shown=shown,
         )
 
 
@@ -861,8 +825,7 @@ def report(
     scores: Log,
     dead: Log,
     prometheus: dict[str, Any],
-    live_counts: dict[int, float],
-    tails: list[dict[str, Any]],
+    shown: dict[str, list[tuple[int, float]]],
 ) -> dict[str, Any]:
     """The result document: what was produced, scored and counted, and the invariants."""
     in_log = {v["turn_id"]: (p, o) for p, o, v in turns.records if v.get("role") == "assistant"}
@@ -881,12 +844,10 @@ def report(
     # Our SIGKILLs (-9) and SIGTERMs (0) are expected; anything else is a crash.
     expected_codes = {"sigkill": -signal.SIGKILL, "sigterm": 0}
     unexpected = [x for x in lives if expected_codes.get(x["how"]) != x["exit_code"]]
-    # Each life's own final count: read just before SIGKILL, or logged at SIGTERM.
-    unknown = [x for x in lives if x["scored"] is None]
-    counted = sum(x["scored"] or 0 for x in lives)
+    # Every partition's durable total, shown by its one owner at the end.
+    counted = sum(value for owners in shown.values() for _, value in owners)
     kills = sum(f.kind == "sigkill" for f in run.faults)
     distinct = len(in_log)
-    unscraped = sum(t["counted"] - t["last_scraped"] for t in tails if t["counted"] is not None)
     dead_reasons = Counter(v.get("reason") for _, _, v in dead.records)
     duration = caught_up["at"] - run.t0
     traffic_s = (traffic.stopped_at or faults_over) - traffic.started_at
@@ -896,12 +857,14 @@ def report(
         "caught_up": caught_up["caught_up"],
         "no_dead_letters": not dead.records,
         "no_unexpected_exit": not unexpected,
-        # A SIGKILL after a batch's state reached the broker and before the worker counted
-        # it loses that batch's count (the next owner skips it as applied): at most one
-        # batch per kill, and never a turn counted twice (docs/operations.md).
-        "workers_never_count_a_turn_twice": not unknown and counted <= distinct,
-        "uncounted_only_in_kill_windows": distinct - counted <= kills * BATCH_MAX,
-        "prometheus_never_over_counts": prometheus["samples_by_life"] <= distinct,
+        # Counted once each across every kill and restart (stream/ledger.py): by the
+        # workers, and by Prometheus on series that never drop.
+        "every_partition_shown_once": all(len(owners) == 1 for owners in shown.values()),
+        "workers_count_each_turn_once": counted == distinct,
+        "prometheus_counts_each_turn_once": prometheus["last"] == distinct
+        and prometheus["samples_reset_rule"] == distinct,
+        "prometheus_series_never_drop": prometheus["drops"] == 0
+        and prometheus["series_with_instance"] == 0,
         "enough_events": traffic.sent >= run.config.events,
         "enough_kills": kills >= run.config.kills,
     }
@@ -941,17 +904,15 @@ def report(
         },
         "counters": {
             "distinct_assistant_turns": distinct,
-            "counted_by_worker_lives": counted,
-            "lives_with_unknown_count": len(unknown),
-            "prometheus_increase": round(prometheus["increase"], 1),
+            "shown_by_workers_at_end": counted,
+            "shown_by_partition": shown,
+            "prometheus_last": prometheus["last"],
             "prometheus_samples_reset_rule": prometheus["samples_reset_rule"],
-            "prometheus_samples_by_life": prometheus["samples_by_life"],
+            "prometheus_increase": round(prometheus["increase"], 1),
+            "prometheus_drops": prometheus["drops"],
+            "prometheus_series": prometheus["series"],
+            "prometheus_series_with_instance": prometheus["series_with_instance"],
             "window_s": prometheus["window_s"],
-            # Counted by a process after Prometheus' last scrape of it: lost to
-            # Prometheus when the process ends (1 s scrapes: up to a second of work each).
-            "unscraped_at_exit": unscraped,
-            "ended_lives": tails,
-            "live_counts_at_end": live_counts,
         },
         "dead_letters": {"count": len(dead.records), "reasons": dict(dead_reasons)},
         "broker": {

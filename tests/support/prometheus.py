@@ -17,6 +17,8 @@ import yaml
 
 from stream.broker import free_port
 
+REPO = Path(__file__).resolve().parents[2]
+
 
 class ServiceMissing(RuntimeError):
     pass
@@ -64,6 +66,14 @@ class _Process:
                 self._proc.wait()
 
 
+def durable_series_relabeling() -> list[dict[str, Any]]:
+    """The uxmon job's metric relabelling, as deploy/prometheus/prometheus.yml has it."""
+    config = yaml.safe_load((REPO / "deploy" / "prometheus" / "prometheus.yml").read_text())
+    [job] = [job for job in config["scrape_configs"] if job["job_name"] == "uxmon"]
+    relabeling: list[dict[str, Any]] = job["metric_relabel_configs"]
+    return relabeling
+
+
 class Prometheus(_Process):
     """`prometheus` scraping `targets` every `scrape_interval`, with optional rule files."""
 
@@ -83,7 +93,11 @@ class Prometheus(_Process):
         config: dict[str, Any] = {
             "global": {"scrape_interval": scrape_interval, "evaluation_interval": scrape_interval},
             "scrape_configs": [
-                {"job_name": "uxmon", "static_configs": [{"targets": list(targets)}]}
+                {
+                    "job_name": "uxmon",
+                    "static_configs": [{"targets": list(targets)}],
+                    "metric_relabel_configs": durable_series_relabeling(),
+                }
             ],
             "rule_files": [str(p) for p in rule_files],
         }

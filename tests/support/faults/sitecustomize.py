@@ -4,6 +4,10 @@ UXMON_TEST_DROP="<topic>:<first>:<end>": the first time the worker's consumer fe
 record of `topic` with an offset in [first, end), on any partition, the record vanishes
 before faust sees it, as faust's own queue clearing drops records around a rebalance.
 Later fetches of it pass: the worker sees a hole and must read it again.
+
+UXMON_TEST_DIE_BEFORE_MARK="<n>": from the n-th batch on, the first that scored turns gets
+its conversation states onto the broker, then the worker dies before the batch's partition
+marks are written (stream/ledger.py).
 """
 
 from __future__ import annotations
@@ -39,3 +43,32 @@ def _drop_once(spec: str) -> None:
 
 if spec := os.environ.get("UXMON_TEST_DROP"):
     _drop_once(spec)
+
+
+def _die_before_mark(nth: int) -> None:
+    """From the `nth` batch on, the first batch that scored turns gets its conversation
+    states onto the broker, then the process dies (exit 137, as SIGKILL) before that
+    batch's partition marks are written."""
+    from stream.app import Service
+    from stream.metrics import TURNS_SCORED
+
+    write_marks = Service._write_marks
+    calls = 0
+
+    def scored(totals: Any) -> int:
+        return sum(n for (name, _), n in totals.items() if name == TURNS_SCORED)
+
+    async def write_marks_or_die(self: Any, marks: Any) -> None:
+        nonlocal calls
+        calls += 1
+        new_turns = any(scored(m.totals) > scored(self._marks[p].totals) for p, m in marks.items())
+        if calls >= nth and new_turns:
+            await self._confirm_state()  # the states before it are on the broker
+            os._exit(137)
+        await write_marks(self, marks)
+
+    Service._write_marks = write_marks_or_die  # type: ignore[method-assign]
+
+
+if nth := os.environ.get("UXMON_TEST_DIE_BEFORE_MARK"):
+    _die_before_mark(int(nth))
