@@ -208,12 +208,12 @@ class Service:
                 self.table[handled_key(partition)] = reconciled.to_json(partition)
         await self._confirm_state()
         if epoch == self._epoch:
-            self._show(marks)
+            self._show(marks, inherited=True)  # the series its last owner showed go on
 
-    def _show(self, marks: dict[int, Mark]) -> None:
+    def _show(self, marks: dict[int, Mark], *, inherited: bool = False) -> None:
         self._marks.update(marks)
         for partition, mark in marks.items():
-            self.metrics.ledger.show(partition, mark.totals)
+            self.metrics.ledger.show(partition, mark.totals, inherited=inherited)
 
     async def _beat(self) -> None:
         self._beat_at = time.monotonic()

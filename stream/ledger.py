@@ -138,6 +138,11 @@ class Mark:
 class Ledger(Collector):
     """The totals of the partitions this worker owns, as Prometheus counters.
 
+    A series is born at 0: the first scrape that meets a label set new to this worker
+    reads 0, the next its total, so increase() counts its first increments too (it never
+    counts what a series held at its first sample). Totals a worker takes over (`show(...,
+    inherited=True)`, the mark it reconciled) continue their series as they are.
+
     `alive()` false hides everything: a worker whose event loop stopped has lost its
     partitions to another by the end of the session timeout, and must not go on showing
     totals that the new owner is already moving past.
@@ -147,20 +152,25 @@ class Ledger(Collector):
         self.families = {family.name: family for family in families}
         self.alive = alive
         self._shown: dict[int, Counts] = {}
+        self._scraped: dict[int, set[Key]] = {}  # label sets a scrape has met, per partition
         self._lock = threading.Lock()  # scrapes run on prometheus_client's thread
 
-    def show(self, partition: int, totals: Counts) -> None:
+    def show(self, partition: int, totals: Counts, *, inherited: bool = False) -> None:
         unknown = {name for name, _ in totals} - self.families.keys()
         if unknown:
             raise ValueError(f"expected durable counters, got {', '.join(sorted(unknown))}")
         with self._lock:
             self._shown[partition] = Counter(totals)
+            scraped = self._scraped.setdefault(partition, set())
+            if inherited:
+                scraped.update(totals)
 
     def hide(self, partitions: Iterable[int] | None = None) -> None:
         """Stop exporting these partitions (all when None): another worker owns them now."""
         with self._lock:
             for partition in list(self._shown) if partitions is None else partitions:
                 self._shown.pop(partition, None)
+                self._scraped.pop(partition, None)
 
     def shown(self) -> dict[int, Counts]:
         with self._lock:
@@ -176,7 +186,7 @@ class Ledger(Collector):
             yield self._family(family)
 
     def collect(self) -> Iterator[CounterMetricFamily]:
-        shown = self.shown() if self.alive() else {}
+        shown = self._scrape() if self.alive() else {}
         for family in self.families.values():
             metric = self._family(family)
             for partition, totals in sorted(shown.items()):
@@ -187,6 +197,16 @@ class Ledger(Collector):
                     if name == family.name:
                         metric.add_metric([*labels, str(partition)], amount)
             yield metric
+
+    def _scrape(self) -> dict[int, Counts]:
+        """What a scrape reads: the totals, with label sets new to it at 0 (see above)."""
+        with self._lock:
+            read = {}
+            for partition, totals in self._shown.items():
+                scraped = self._scraped.setdefault(partition, set())
+                read[partition] = Counter({k: n if k in scraped else 0 for k, n in totals.items()})
+                scraped.update(totals)
+            return read
 
     @staticmethod
     def _family(family: Family) -> CounterMetricFamily:

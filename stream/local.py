@@ -96,6 +96,9 @@ class LocalWorker:
         return self.process is not None and self.process.poll() is None
 
     def samples(self) -> Samples:
+        """The worker's metrics now. A durable counter's label set reads 0 on the first
+        scrape that meets it (stream/ledger.py), so the page is read twice."""
+        scrape(self.url)
         return scrape(self.url)
 
     def total(self, name: str, **match: str) -> float:

@@ -65,6 +65,8 @@ def test_the_owned_partitions_are_exported_one_series_each() -> None:
     ledger = Ledger(FAMILIES)
     ledger.show(0, counts(good=2))
     ledger.show(3, counts(bad=1))
+    first = scrape(ledger)  # a new series is born at 0, so increase() counts its start
+    assert 'uxmon_turns_scored_total{partition="0",verdict="good"} 0.0' in first
     text = scrape(ledger)
     assert 'uxmon_turns_scored_total{partition="0",verdict="good"} 2.0' in text
     assert 'uxmon_turns_scored_total{partition="3",verdict="bad"} 1.0' in text
@@ -76,10 +78,20 @@ def test_the_owned_partitions_are_exported_one_series_each() -> None:
     assert "partition=" not in scrape(ledger)
 
 
+def test_totals_taken_over_continue_their_series_and_new_label_sets_start_at_0() -> None:
+    ledger = Ledger(FAMILIES)
+    ledger.show(0, counts(good=5), inherited=True)  # the mark its last owner showed
+    assert 'partition="0",verdict="good"} 5.0' in scrape(ledger)
+    ledger.show(0, counts(good=6, bad=1))
+    text = scrape(ledger)
+    assert 'verdict="good"} 6.0' in text and 'verdict="bad"} 0.0' in text
+    assert 'verdict="bad"} 1.0' in scrape(ledger)
+
+
 def test_a_worker_whose_loop_stopped_shows_nothing() -> None:
     alive = [True]
     ledger = Ledger(FAMILIES, alive=lambda: alive[0])
-    ledger.show(0, counts(good=2))
+    ledger.show(0, counts(good=2), inherited=True)
     assert 'partition="0"' in scrape(ledger)
     alive[0] = False
     assert "partition=" not in scrape(ledger)
