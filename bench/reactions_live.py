@@ -1,7 +1,8 @@
 """Reaction accuracy and recovery-episode outcomes, live: conversations replayed through
 the embedded broker into a real worker (UX-Judge + GRM), read back from the scores topic.
 
-    python bench/reactions_live.py [--grm grm|""] [--sessions DIR] [--out FILE.json]
+    python bench/reactions_live.py [--grm grm|""] [--reaction-model DIR|""] [--sessions DIR]
+                                   [--out FILE.json]
 
 Default: this project's scripts (tests/support/scripted.py): the labelled reaction cases
 as three-turn conversations, replies nobody answers (no_follow_up, from the worker's
@@ -10,6 +11,8 @@ about a minute. `--sessions`: the independent writers' sessions (benchmark/sessi
 their own timing, with the service's default timers: each session is placed so that it
 ended more than the follow-up timeout ago, all are produced before the worker starts, and
 the worker's timer then gives the trailing replies their no_follow_up.
+`--reaction-model ""`: the rules alone (the default: the worker's, the bundled learned
+model; stream/data/reaction_model.json names the writers it was trained on).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--grm", default="grm", help="cascade scorer ('' for none)")
     parser.add_argument("--sessions", type=Path, nargs="?", const=SESSIONS, default=None)
+    parser.add_argument("--reaction-model", default=None, help="UXMON_REACTION_MODEL")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     name = "reactions_sessions_live" if args.sessions else "reactions_live"
@@ -61,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         scripts, writers = all_scripts(datetime.now(UTC) - timedelta(seconds=2), tag), False
         timers = TIMERS
+    if args.reaction_model is not None:
+        timers = {**timers, "reaction_model": args.reaction_model}
     events = [e for s in scripts for e in s.events]
     replies = sum(e.get("role") == "assistant" for e in events)
     with EmbeddedBroker(log_path=workdir / "broker.log") as broker:
@@ -91,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         "scripts": len(scripts),
         "events": len(events),
         "grm": args.grm or None,
+        "reaction_model": "bundled" if args.reaction_model is None else args.reaction_model,
         "seconds": round(seconds, 1),
         **evaluate(scripts, records),
     }
@@ -98,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     if writers:  # no outcome was written for these: episodes are what the reactions made
         r["by_writer"] = by_writer(scripts, records)
         e.pop("errors")
+        if args.reaction_model != "":
+            report["in_sample_writers"] = in_sample(args.reaction_model, r["by_writer"])
     print(f"reactions: {r['accuracy']:.1%} of {r['n']} (target 90%)")
     for name, rows in (("language", r["by_lang"]), ("expected", r["by_kind"])):
         for key, row in rows.items():
@@ -125,6 +134,15 @@ def session_scripts(folder: Path) -> list[Script]:
         start = now - timedelta(seconds=s.duration_s() + FOLLOW_UP_S + 60)
         scripts.append(Script(s.id, s.lang, s.events(start), s.expected(), writer=s.writer))
     return scripts
+
+
+def in_sample(directory: str | None, writers: dict[str, Any]) -> list[str]:
+    """The writers of this run the learned model was trained on: figures over them are
+    in-sample, not evidence of how it does on traffic it has not seen."""
+    from stream.reaction_model import META_FILE, default_dir
+
+    meta = json.loads((Path(directory or default_dir()) / META_FILE).read_text(encoding="utf-8"))
+    return sorted(set(writers) & set(meta.get("training_writers", ())))
 
 
 def by_writer(scripts: list[Script], records: list[dict[str, Any]]) -> dict[str, Any]:

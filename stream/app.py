@@ -41,6 +41,7 @@ from stream.events import Limits, utcnow
 from stream.ledger import Counts, Entry, Mark, Tally
 from stream.metrics import Metrics, counter_total
 from stream.pipeline import Outcome, Pipeline
+from stream.reaction_layer import ReactionLayer
 from stream.reactions import Patterns
 from stream.reading import Reader
 from stream.records import Record, dead_letter_record, scored_record, signal_record
@@ -106,10 +107,19 @@ class Service:
             tracking=Tracking(
                 patterns=Patterns.load(settings.patterns_dir),
                 episode_max_turns=settings.episode_max_turns,
+                own_patterns=Patterns.own(settings.patterns_dir),
             ),
             open_below=settings.open_episode_below,
             follow_up_s=settings.follow_up_timeout_s,
             episode_s=settings.episode_timeout_s,
+            reactions=ReactionLayer.for_scorers(
+                settings.reaction_model_dir(),
+                self.judges,
+                cache_dir=settings.model_cache,
+                runtime=Runtime(threads=settings.threads, dtype=settings.dtype),
+            )
+            if settings.reaction_model is not None
+            else None,
         )
         self.accounting = Accounting(
             metrics, self.pipeline, settings.scenarios, settings.label_values_max
@@ -246,6 +256,8 @@ class Service:
                 scorer.version,
                 time.perf_counter() - started,
             )
+        if self.pipeline.reactions is not None:  # after the scorers: it shares their encoder
+            self.pipeline.reactions.load()
         self.metrics.describe_worker(__version__, [(s.name, s.version) for s in self.scorers])
 
     async def _consume(self, stream: faust.StreamT) -> None:

@@ -20,6 +20,7 @@ from dashboards.errors import DashboardsError
 from scorer.errors import ScorerError, UnknownScorerError
 from stream.broker import BrokerError
 from stream.commands import bench, crossval, dashboards, demo, grm, judge, models, replay, serve
+from stream.reaction_model import ReactionModelError
 from stream.reactions import PatternError
 
 app = typer.Typer(
@@ -58,8 +59,16 @@ app.add_typer(grm.app, name="grm")
 app.add_typer(dashboards.app, name="dashboards")
 
 
-CONFIG_ERRORS = (UnknownScorerError, PatternError)
-USER_ERRORS = (ScorerError, BenchmarkError, DashboardsError, BrokerError, PatternError, OSError)
+CONFIG_ERRORS = (UnknownScorerError, PatternError, ReactionModelError)
+USER_ERRORS = (
+    ScorerError,
+    BenchmarkError,
+    DashboardsError,
+    BrokerError,
+    PatternError,
+    ReactionModelError,
+    OSError,
+)
 
 
 def main() -> None:

@@ -9,12 +9,15 @@ why the changelog topic needs the same access control as the turns topic.
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from scorer.types import Dialogue, Role, Turn
 from stream.events import Event, FeedbackEvent, Reason, Rejected, TurnEvent
+from stream.reaction_model import FollowUp, Vector
 from stream.reactions import Patterns, Reaction, classify, feedback_is_dissatisfied, is_dissatisfied
 from stream.recovery import (
     Closed,
@@ -30,6 +33,8 @@ from stream.recovery import (
 
 STATE_VERSION = 1
 POSITIVE_FEEDBACK = frozenset({"thumbs_up", "copy", "share"})
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +62,7 @@ class Awaiting:
     scenario: str | None = None
     assistant_id: str | None = None
     verdicts: tuple[tuple[str, str], ...] = ()  # (scorer, verdict), once scored
+    feedback: tuple[str, ...] = ()  # explicit feedback kinds given on it so far
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -65,6 +71,7 @@ class Awaiting:
             "scenario": self.scenario,
             "assistant_id": self.assistant_id,
             "verdicts": [list(v) for v in self.verdicts],
+            "feedback": list(self.feedback),
         }
 
     @classmethod
@@ -77,6 +84,7 @@ class Awaiting:
             scenario=data.get("scenario"),
             assistant_id=data.get("assistant_id"),
             verdicts=tuple((s, v) for s, v in data.get("verdicts", ())),
+            feedback=tuple(data.get("feedback", ())),
         )
 
 
@@ -117,10 +125,31 @@ class Bounds:
 
 @dataclass(frozen=True, slots=True)
 class Tracking:
-    """How reactions and episodes are followed (from Settings)."""
+    """How reactions and episodes are followed (from Settings).
+
+    `own_patterns`: the patterns a team wrote itself (`Patterns.own`); where one fires on
+    a message, the rules' verdict stands over the learned model's.
+    """
 
     patterns: Patterns
     episode_max_turns: int = 6
+    own_patterns: Patterns | None = None
+
+
+class Predicts(Protocol):
+    """What the fold asks of the learned reaction model (stream/reaction_model.py)."""
+
+    def predict(self, follow_up: FollowUp) -> tuple[Reaction, float]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Learned:
+    """The learned reaction layer for one batch: the model and the batch's embeddings of
+    the texts its follow-ups read (text -> vector, stream/pipeline.follow_up_texts). A
+    follow-up with a text missing here is left to the rules."""
+
+    model: Predicts
+    vectors: Mapping[str, Vector]
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,8 +219,12 @@ def apply_event(
     now_s: float,
     bounds: Bounds,
     tracking: Tracking,
+    learned: Learned | None = None,
 ) -> Applied:
-    """Fold one valid event into the state; raise Rejected for duplicates and disorder."""
+    """Fold one valid event into the state; raise Rejected for duplicates and disorder.
+
+    A user message's reaction is the learned model's when `learned` is given and has the
+    message's texts embedded, else (and where a team's own pattern fires) the rules'."""
     if _seen_token(event) in state.seen:
         raise Rejected(Reason.DUPLICATE, f"{event.type} id already seen in this conversation")
     if isinstance(event, TurnEvent) and state.last_ts is not None and event.ts < state.last_ts:
@@ -207,7 +240,7 @@ def apply_event(
     if isinstance(event, FeedbackEvent):
         return _feedback(moved, event)
     if event.role == "user":
-        return _user_turn(moved, event, tracking, bounds)
+        return _user_turn(moved, event, tracking, bounds, learned)
     return _assistant_turn(moved, event, tracking, bounds)
 
 
@@ -240,23 +273,21 @@ def _assistant_turn(
 
 
 def _user_turn(
-    state: ConversationState, event: TurnEvent, tracking: Tracking, bounds: Bounds
+    state: ConversationState,
+    event: TurnEvent,
+    tracking: Tracking,
+    bounds: Bounds,
+    learned: Learned | None,
 ) -> Applied:
     moved = replace(
         state, turns=_append(state.turns, event, bounds), last_ts=event.ts, awaiting=None
     )
     awaiting = state.awaiting
-    reply = _text_of(state.turns, awaiting.turn_id) if awaiting else None
-    if awaiting is None or reply is None:
+    asked = reacted_to(state)
+    if awaiting is None or asked is None:
         return Applied(moved, None)  # nothing said yet, or already reacted to
-    reaction = classify(
-        _question_before(state.turns, awaiting.turn_id),
-        reply,
-        awaiting.ts,
-        event.text,
-        event.ts,
-        tracking.patterns,
-    )
+    previous, reply = asked
+    reaction = _reaction(previous, reply, awaiting, event, tracking, learned)
     seen = ReactionSeen(
         awaiting.turn_id,
         reaction,
@@ -267,6 +298,64 @@ def _user_turn(
     )
     moved, signals = _react(moved, awaiting, reaction, event.ts)
     return Applied(moved, None, (seen, *signals))
+
+
+def reacted_to(state: ConversationState) -> tuple[str | None, str] | None:
+    """What a user message now would react to: (the user message(s) the awaiting reply
+    answered, None if the assistant spoke first; the reply). None when no reply awaits."""
+    awaiting = state.awaiting
+    reply = _text_of(state.turns, awaiting.turn_id) if awaiting else None
+    if awaiting is None or reply is None:
+        return None
+    return _question_before(state.turns, awaiting.turn_id), reply
+
+
+def sketch(state: ConversationState, event: TurnEvent, bounds: Bounds) -> ConversationState:
+    """The turns and the awaiting reply after `event`, as `apply_event` leaves them but
+    without its checks, reactions or episodes: enough for the pipeline's pre-pass to know
+    what the conversation's next user message will react to (`reacted_to`)."""
+    awaiting = Awaiting(event.turn_id, event.ts) if event.role == "assistant" else None
+    return replace(state, turns=_append(state.turns, event, bounds), awaiting=awaiting)
+
+
+def _reaction(
+    previous: str | None,
+    reply: str,
+    awaiting: Awaiting,
+    event: TurnEvent,
+    tracking: Tracking,
+    learned: Learned | None,
+) -> Reaction:
+    """The learned model's reaction over the rules' verdict (one of its features); the
+    rules' where there is no model, a text is not embedded or a team's own pattern fires."""
+    rule = classify(previous, reply, awaiting.ts, event.text, event.ts, tracking.patterns)
+    if learned is None:
+        return rule
+    own = tracking.own_patterns
+    if own is not None and own.fires(event.text):
+        return rule
+    vectors = learned.vectors
+    message_vec, reply_vec = vectors.get(event.text), vectors.get(reply)
+    previous_vec = vectors.get(previous) if previous is not None else None
+    if message_vec is None or reply_vec is None or (previous is not None and previous_vec is None):
+        return rule
+    follow_up = FollowUp(
+        message=event.text,
+        message_vec=message_vec,
+        reply=reply,
+        reply_vec=reply_vec,
+        previous=previous,
+        previous_vec=previous_vec,
+        gap_s=(event.ts - awaiting.ts).total_seconds(),
+        rule=rule,
+        feedback=awaiting.feedback,
+    )
+    try:
+        reaction, _ = learned.model.predict(follow_up)
+    except Exception as exc:  # a model bug must not cost a valid turn: the rules answer
+        log.warning("reaction model failed (%s); the rules decide", type(exc).__name__)
+        return rule
+    return reaction
 
 
 def _react(
@@ -294,6 +383,11 @@ def _moved_on(
 
 
 def _feedback(state: ConversationState, event: FeedbackEvent) -> Applied:
+    awaiting = state.awaiting
+    if awaiting is not None and awaiting.turn_id == event.turn_id:
+        # The learned reaction model reads the feedback given before the next message.
+        kinds = tuple(dict.fromkeys((*awaiting.feedback, event.kind)))
+        state = replace(state, awaiting=replace(awaiting, feedback=kinds))
     episode = state.episode
     dissatisfied = feedback_is_dissatisfied(event.kind)
     if episode is not None:

@@ -24,18 +24,24 @@ from stream.conversation import (
     Bounds,
     ConversationState,
     Judged,
+    Learned,
     ReactionSeen,
     Signal,
     Tracking,
     apply_event,
     apply_judged,
     expire,
+    reacted_to,
+    sketch,
 )
-from stream.events import Event, Limits, Reason, Rejected, TurnEvent, parse_event, utcnow
+from stream.events import Event, Limits, Parsed, Reason, Rejected, TurnEvent, parse_event, utcnow
+from stream.reaction_layer import ReactionLayer
 from stream.records import DeadLetter, Record
 from stream.recovery import Pending, deciding_score
 
 log = logging.getLogger(__name__)
+
+PreParsed = list[Parsed | Exception | None]  # per record: parsed, its error, or not parsed
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +77,7 @@ class Pipeline:
     open_below: float | None  # a judge score under it opens an episode (None: never)
     follow_up_s: float  # no message this long after a reply: no follow-up
     episode_s: float  # an episode open this long ends gave_up
+    reactions: ReactionLayer | None = None  # the learned reaction model (None: the rules)
 
     def run(
         self,
@@ -80,6 +87,7 @@ class Pipeline:
         now: datetime,
     ) -> Outcome:
         """One batch. `handled_before(partition)`: the last offset handled there before."""
+        parsed, learned, load_state = self._learned(records, load_state, handled_before, now)
         plan = plan_batch(
             records,
             load_state,
@@ -88,6 +96,8 @@ class Pipeline:
             now=now,
             bounds=self.bounds,
             tracking=self.tracking,
+            pre_parsed=parsed,
+            learned=learned,
         )
         scoring = Scoring([])
         if plan.to_score:
@@ -100,6 +110,35 @@ class Pipeline:
             for item, error in failed
         ]
         return Outcome(plan, scoring, scored, signals, dead, utcnow())
+
+    def _learned(
+        self,
+        records: Sequence[Record],
+        load_state: Callable[[str], ConversationState],
+        handled_before: Callable[[int], int],
+        now: datetime,
+    ) -> tuple[PreParsed | None, Learned | None, Callable[[str], ConversationState]]:
+        """The pre-pass of the learned reaction layer: the records parsed (once: the fold
+        takes them), the texts the batch's follow-ups read embedded in one encoder batch,
+        and `load_state` remembering what it loaded (the fold asks again). Without a
+        loaded layer, or when the encoder fails, nothing: the fold uses the rules."""
+        layer = self.reactions
+        if layer is None or layer.model is None:
+            return None, None, load_state
+        load_state = _remembered(load_state)
+        parsed = parse_records(records, handled_before, self.limits, now)
+        texts = follow_up_texts(parsed, load_state, self.bounds)
+        try:
+            vectors = layer.embed(texts)
+        except Exception as exc:  # the encoder must not stall the partition: rules instead
+            log.warning(
+                "embedding %d follow-up texts failed (%s); the rules decide this batch",
+                len(texts),
+                type(exc).__name__,
+                exc_info=log.isEnabledFor(logging.DEBUG),
+            )
+            return parsed, None, load_state
+        return parsed, Learned(layer.model, vectors), load_state
 
     def tick(self, states: Iterable[tuple[bytes, ConversationState, bool]], now: datetime) -> Tick:
         """Time passing over (key, state, caught_up) of the states this worker owns. A
@@ -159,17 +198,21 @@ def plan_batch(
     bounds: Bounds,
     tracking: Tracking,
     handled_before: Callable[[int], int] = lambda partition: -1,
+    pre_parsed: Sequence[Parsed | Exception | None] | None = None,
+    learned: Learned | None = None,
 ) -> BatchPlan:
     """Validate and fold a batch in order; the last state of each conversation wins.
 
     `handled_before(partition)` is the last offset a previous batch handled there (state
     written, valid or not): a record at or before it is a replay after a crash and is
     skipped whole, so a rejected record is neither dead-lettered nor counted twice.
+    `pre_parsed` (aligned with `records`, from `parse_records`) saves parsing again;
+    `learned`: the reaction model and the batch's embeddings (None: the rules).
     """
     plan = BatchPlan(consumed=len(records))
     now_s = now.timestamp()
     marks: dict[int, int] = {}
-    for record in records:
+    for index, record in enumerate(records):
         partition, offset = record.position.partition, record.position.offset
         if partition not in marks:
             marks[partition] = handled_before(partition)
@@ -178,7 +221,7 @@ def plan_batch(
             continue
         plan.handled[partition] = max(offset, plan.handled.get(partition, -1))
         try:
-            parsed = parse_event(record.value, limits, now)
+            parsed = _taken(pre_parsed, index) or parse_event(record.value, limits, now)
             event = parsed.event
             _check_key(record, event)
             state = plan.states.get(event.conversation_id) or load_state(event.conversation_id)
@@ -192,6 +235,7 @@ def plan_batch(
                 now_s=now_s,
                 bounds=bounds,
                 tracking=tracking,
+                learned=learned,
             )
         except Rejected as rejected:
             plan.dead.append(DeadLetter(record, rejected.reason, rejected.detail))
@@ -217,6 +261,79 @@ def plan_batch(
             assert isinstance(event, TurnEvent)
             plan.to_score.append(ToScore(event, applied.dialogue, record))
     return plan
+
+
+def parse_records(
+    records: Sequence[Record],
+    handled_before: Callable[[int], int],
+    limits: Limits,
+    now: datetime,
+) -> PreParsed:
+    """Each record parsed, or the error parsing raised (the fold raises it again); None
+    for a record at or before its partition's handled mark (a replay the fold skips)."""
+    marks: dict[int, int] = {}
+    out: PreParsed = []
+    for record in records:
+        partition = record.position.partition
+        if partition not in marks:
+            marks[partition] = handled_before(partition)
+        if record.position.offset <= marks[partition]:
+            out.append(None)
+            continue
+        try:
+            out.append(parse_event(record.value, limits, now))
+        except Exception as exc:
+            out.append(exc)
+    return out
+
+
+def follow_up_texts(
+    parsed: Iterable[Parsed | Exception | None],
+    load_state: Callable[[str], ConversationState],
+    bounds: Bounds,
+) -> list[str]:
+    """The texts the fold's reactions read, distinct, in fold order: for every user turn
+    that follows an assistant reply, the message, the user message(s) the reply answered
+    and the reply, from the stored state and the batch's earlier turns.
+
+    Duplicates and disorder are not checked here (the fold rejects them): a turn the fold
+    will reject costs at most a text embedded for nothing, or a follow-up left to the rules.
+    """
+    states: dict[str, ConversationState] = {}
+    texts: dict[str, None] = {}
+    for item in parsed:
+        if not isinstance(item, Parsed) or not isinstance(item.event, TurnEvent):
+            continue
+        event = item.event
+        cid = event.conversation_id
+        state = states.get(cid) or load_state(cid)
+        asked = reacted_to(state) if event.role == "user" else None
+        if asked is not None:
+            previous, reply = asked
+            texts.update(dict.fromkeys(t for t in (event.text, previous, reply) if t is not None))
+        states[cid] = sketch(state, event, bounds)
+    return list(texts)
+
+
+def _taken(pre_parsed: Sequence[Parsed | Exception | None] | None, index: int) -> Parsed | None:
+    """The pre-pass's parse of record `index` (its error raised again), None if none."""
+    item = pre_parsed[index] if pre_parsed is not None else None
+    if isinstance(item, Exception):
+        raise item
+    return item
+
+
+def _remembered(
+    load_state: Callable[[str], ConversationState],
+) -> Callable[[str], ConversationState]:
+    loaded: dict[str, ConversationState] = {}
+
+    def load(conversation_id: str) -> ConversationState:
+        if conversation_id not in loaded:
+            loaded[conversation_id] = load_state(conversation_id)
+        return loaded[conversation_id]
+
+    return load
 
 
 def _check_key(record: Record, event: Event) -> None:

@@ -225,6 +225,32 @@ class Patterns:
             rephrase=tuple(sets["rephrase"]),
         )
 
+    @classmethod
+    def own(cls, directory: Path | None) -> Patterns | None:
+        """The patterns a team wrote itself: those of `directory` the bundled sets lack
+        (None when no directory is configured). Kinds may be empty."""
+        if directory is None:
+            return None
+        theirs, bundled = cls.load(directory), cls.load()
+
+        def new(kind: str) -> tuple[re.Pattern[str], ...]:
+            known = {(p.pattern, p.flags) for p in getattr(bundled, kind)}
+            return tuple(p for p in getattr(theirs, kind) if (p.pattern, p.flags) not in known)
+
+        return cls(*(new(kind) for kind in PATTERN_KINDS))
+
+    def fires(self, text: str) -> bool:
+        """True when one of these patterns decides or shapes `classify`'s verdict on the
+        message: a complaint (within its length limit), a dismissal (within its limit), a
+        continuation or a rephrase marker."""
+        stripped = text.strip()
+        return (
+            (len(stripped) <= COMPLAINT_MAX_CHARS and self.is_complaint(stripped))
+            or (len(stripped) <= DISMISS_MAX_CHARS and self.is_dismissal(stripped))
+            or self.is_continuation(stripped)
+            or self.is_rephrase(stripped)
+        )
+
     def is_complaint(self, text: str) -> bool:
         return _search(self.complaint, pattern_form(text))
 

@@ -32,6 +32,7 @@ def _split_csv(value: Any) -> Any:
 
 
 CsvList = Annotated[list[str], NoDecode]
+BUNDLED = "bundled"
 
 
 class Settings(BaseSettings):
@@ -115,6 +116,13 @@ class Settings(BaseSettings):
         None,
         description="Directory of reaction pattern files <kind>.<lang>.txt replacing the "
         "bundled ones (see stream/patterns/).",
+    )
+    reaction_model: str | None = Field(
+        BUNDLED,
+        description="Directory of the learned reaction model (reaction_model.npz + .json), "
+        "or 'bundled' for the one uxmon ships; it decides reactions over the rules on the "
+        "UX-Judge's encoder, except where a pattern of UXMON_PATTERNS_DIR that the bundled "
+        "sets lack fires. Empty = the rules alone (docs/reactions.md).",
     )
 
     # --- GRM cascade ---------------------------------------------------------------------
@@ -251,6 +259,11 @@ class Settings(BaseSettings):
     def _no_grm(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
 
+    @field_validator("reaction_model", mode="before")
+    @classmethod
+    def _rules_only(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
+
     @field_validator("scorers", "scenarios", mode="before")
     @classmethod
     def _lists(cls, value: Any) -> Any:
@@ -364,6 +377,10 @@ class Settings(BaseSettings):
                 "lower dlq_max_value_bytes"
             )
         return self
+
+    def reaction_model_dir(self) -> Path | None:
+        """The reaction model's directory (None: the bundled one). Only when it is on."""
+        return None if self.reaction_model in (None, BUNDLED) else Path(self.reaction_model)
 
     def bounds(self) -> Bounds:
         return Bounds(self.history_turns, self.seen_ids, self.context_chars, self.history_bytes)

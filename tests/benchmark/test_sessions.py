@@ -72,3 +72,10 @@ def test_the_bundled_sessions_are_usable_and_cover_every_reaction_in_both_langua
         assert all(counts[lang].get(kind, 0) >= 10 for kind in REACTIONS), counts[lang]
     assert writers == {path.stem for path in default_root().glob("*.jsonl")}  # a file each
     assert all(s.id.startswith(f"{s.writer}-") for s in sessions)
+
+
+def test_the_held_out_writers_pass_the_checks_and_share_no_writer_with_training() -> None:
+    heldout = load_sessions(default_root().parent / "sessions_heldout")
+    assert problems(heldout) == []
+    assert {s.writer for s in heldout} == {"r08", "r09"}
+    assert not {s.writer for s in heldout} & {s.writer for s in load_sessions()}

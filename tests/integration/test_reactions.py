@@ -29,6 +29,9 @@ Start = Callable[..., LocalWorker]
 # Short timers so no-follow-up and episode limits fire within the test, through the
 # worker's faust timer (not a unit-test clock).
 TIMERS = {"follow_up_timeout_s": 6, "episode_timeout_s": 20, "timers_interval_s": 1}
+# The scripts' expected reactions and episode outcomes are the rules' (they shaped them):
+# these tests run the rules alone; the learned model is test_learned_reactions.py's.
+RULES = {"reaction_model": ""}
 
 
 def test_scripted_conversations_reactions_episodes_and_the_grm_budget(
@@ -46,6 +49,7 @@ def test_scripted_conversations_reactions_episodes_and_the_grm_budget(
         grm_max_per_batch=8,  # above the recovery replies any batch can hold
         grm_sample_rate=0.5,
         **TIMERS,
+        **RULES,
     )
 
     produce(broker, names["turns_topic"], map(encode, events))
@@ -110,7 +114,12 @@ def test_open_episodes_survive_kill_9_and_close_in_the_next_worker(
     ]
     first_part = [e for s in scripts for e in _split_before_attempt(s)[0]]
     last_part = [e for s in scripts for e in _split_before_attempt(s)[1]]
-    settings = {"episode_timeout_s": 600, "follow_up_timeout_s": 600, "timers_interval_s": 1}
+    settings = {
+        "episode_timeout_s": 600,
+        "follow_up_timeout_s": 600,
+        "timers_interval_s": 1,
+        **RULES,
+    }
     first = start_worker(**settings)
     produce(broker, names["turns_topic"], map(encode, first_part))
     replies = sum(e.get("role") == "assistant" for e in first_part)
