@@ -265,13 +265,15 @@ def _pp(value: float) -> str:
     return "n/a" if math.isnan(value) else f"{value * 100:+.1f} pp"
 
 
-def _mark(met: bool) -> Text:
-    return Text("yes", style="bold red") if met else Text("no", style="green")
+def _says(fails: bool, passing: str, failing: str) -> Text:
+    """A check's finding in words: red when it is one of the conditions for FAIL."""
+    return Text(failing, style="bold red") if fails else Text(passing, style="green")
 
 
 def table(result: GateResult) -> Table:
-    """The gate's decision as a rich table: each failing condition, its value and whether
-    it is met (all three met = FAIL)."""
+    """The gate's decision as a rich table: each check, its value, when it counts against
+    the candidate, and what it found, in words (red: against the candidate). The gate
+    fails only when all three checks are against the candidate."""
     level = f"{result.ci.level * 100:g}%"
     verdict = Text("PASS", style="bold green") if result.passed else Text("FAIL", style="bold red")
     out = Table(
@@ -280,9 +282,12 @@ def table(result: GateResult) -> Table:
     )
     out.add_column("check")
     out.add_column("value", justify="right")
-    out.add_column("fails when", justify="right")
-    out.add_column("met", justify="center")
+    out.add_column("against the candidate if", justify="right")
+    out.add_column("finding")
     tol = _pp(-result.tolerance)
+    beyond = result.delta < -result.tolerance
+    significant = result.p_value < result.alpha
+    confident = result.ci.high < -result.tolerance
     out.add_row(f"baseline  {result.baseline_scorer}", _pct(result.baseline), "", "")
     out.add_row(f"candidate {result.candidate_scorer}", _pct(result.candidate), "", "")
     out.add_section()
@@ -290,22 +295,37 @@ def table(result: GateResult) -> Table:
         "Δ candidate − baseline",
         _pp(result.delta),
         f"< {tol}",
-        _mark(result.delta < -result.tolerance),
+        _says(
+            beyond,
+            "no drop" if result.delta >= 0 else "drop within tolerance",
+            "drop beyond tolerance",
+        ),
     )
     out.add_row(
         "McNemar exact p",
         f"{result.p_value:.3g} (b={result.b}, c={result.c})",
         f"< {result.alpha:g}",
-        _mark(result.p_value < result.alpha),
+        _says(
+            significant and result.delta < 0,
+            "gain is not chance" if significant else "could be chance",
+            "drop is not chance",
+        ),
     )
     out.add_row(
         f"{level} CI of Δ",
         f"{_pp(result.ci.low)} … {_pp(result.ci.high)}",
         f"upper < {tol}",
-        _mark(result.ci.high < -result.tolerance),
+        _says(
+            confident,
+            "reaches within tolerance",
+            "wholly beyond tolerance",
+        ),
     )
     out.add_section()
-    out.add_row(Text("verdict", style="bold"), verdict, "", "")
+    against = sum((beyond, significant and result.delta < 0, confident))
+    out.add_row(
+        Text("verdict", style="bold"), verdict, "all three", f"{against} of 3 against the candidate"
+    )
     d = result.dropped
     notes = [
         f"{'PASS' if result.passed else 'FAIL'}: {result.reason}.",

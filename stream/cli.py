@@ -19,15 +19,31 @@ from benchmark.errors import BenchmarkError
 from dashboards.errors import DashboardsError
 from scorer.errors import ScorerError, UnknownScorerError
 from stream.broker import BrokerError
-from stream.commands import bench, crossval, dashboards, demo, grm, judge, models, replay, serve
+from stream.commands import (
+    bench,
+    config,
+    crossval,
+    dashboards,
+    demo,
+    events,
+    grm,
+    judge,
+    models,
+    replay,
+    serve,
+)
 from stream.reaction_model import ReactionModelError
 from stream.reactions import PatternError
+
+# Help is wide enough for the settings list of `serve --help` not to be cut at 80 columns.
+HELP_WIDTH = 120
 
 app = typer.Typer(
     name="uxmon",
     help="Monitor how users experience a live AI assistant.",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,  # locals may hold user text
+    context_settings={"max_content_width": HELP_WIDTH},  # click's own help (no rich)
 )
 
 
@@ -47,7 +63,8 @@ def _root(
     """Monitor how users experience a live AI assistant."""
 
 
-app.command()(serve.serve)
+app.command(cls=config.SettingsHelp)(serve.serve)
+app.command()(config.config)
 app.command()(replay.replay)
 app.command()(demo.demo)
 app.command()(bench.bench)
@@ -57,6 +74,18 @@ app.add_typer(models.app, name="models")
 app.add_typer(judge.app, name="judge")
 app.add_typer(grm.app, name="grm")
 app.add_typer(dashboards.app, name="dashboards")
+app.add_typer(events.app, name="events")
+
+
+def _widen_help() -> None:
+    """rich renders help 80 columns wide when stdout is no terminal (a pipe, a file, CI):
+    render it HELP_WIDTH wide there. A terminal keeps its own width, as does an explicit
+    COLUMNS or TERMINAL_WIDTH."""
+    if os.environ.get("TERMINAL_WIDTH") or os.environ.get("COLUMNS") or sys.stdout.isatty():
+        return
+    from typer import rich_utils
+
+    rich_utils.MAX_WIDTH = HELP_WIDTH
 
 
 CONFIG_ERRORS = (UnknownScorerError, PatternError, ReactionModelError)
@@ -72,6 +101,7 @@ USER_ERRORS = (
 
 
 def main() -> None:
+    _widen_help()
     try:
         app()
     except USER_ERRORS as exc:

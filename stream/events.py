@@ -20,7 +20,15 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+)
 
 SCHEMA_VERSION = 1
 
@@ -81,6 +89,8 @@ class _Event(BaseModel):
 
 
 class TurnEvent(_Event):
+    """A user or assistant message of a conversation (every assistant turn is scored)."""
+
     type: Literal["turn"]
     role: Literal["user", "assistant"]
     text: str
@@ -92,6 +102,8 @@ class TurnEvent(_Event):
 
 
 class FeedbackEvent(_Event):
+    """A user's explicit feedback on one assistant turn."""
+
     type: Literal["feedback"]
     kind: Literal["thumbs_up", "thumbs_down", "regenerate", "copy", "share", "stop"]
 
@@ -101,6 +113,21 @@ _MODELS: dict[str, type[TurnEvent] | type[FeedbackEvent]] = {
     "turn": TurnEvent,
     "feedback": FeedbackEvent,
 }
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema (2020-12) of the events, from the models above (docs/events.schema.json).
+
+    It describes the shape; the size limits are settings (docs/events.md) and are checked
+    by `parse_event` only. Unknown fields are allowed, as the parser ignores them."""
+    adapter: TypeAdapter[Event] = TypeAdapter(Annotated[Event, Field(discriminator="type")])
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"uxmon event, schema v{SCHEMA_VERSION}",
+        "description": "One record value of the turns topic, keyed by conversation_id. "
+        "Generated from stream/events.py by `uxmon events schema`; see docs/events.md.",
+        **adapter.json_schema(),
+    }
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,8 @@ from typing import Annotated
 
 import typer
 
+from stream.commands.options import BatchSize, Task
+
 
 def _check_writable(folder: Path) -> None:
     if not folder.is_dir():
@@ -29,12 +31,7 @@ def _fail(message: str) -> typer.Exit:
 
 
 def bench(
-    task: Annotated[
-        str,
-        typer.Option(
-            "--task", help="task1 | task2 | task3 | task3_judge (labelled recovery attempts)."
-        ),
-    ],
+    task: Task,
     data: Annotated[
         str,
         typer.Option(
@@ -61,9 +58,7 @@ def bench(
             "{cid, recovery_response} (task3).",
         ),
     ] = None,
-    batch_size: Annotated[
-        int, typer.Option("--batch-size", min=1, help="Dialogues per score().")
-    ] = 32,
+    batch_size: BatchSize = 32,
     progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
 ) -> None:
     """Score a task's items with a scorer and write report.json, report.md and report.html."""
@@ -78,7 +73,7 @@ def bench(
         raise _fail(f"expected --out to end in .json, got {out.name!r}")
     _check_writable(out.parent)  # before a long run, not after
     try:
-        chosen = get_task(task)
+        chosen = get_task(str(task))
         built = create(scorer)
         prepared = chosen.prepare(
             data, limit=limit, responses=None if responses is None else str(responses)

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from stream.commands.options import BatchSize, OldBatch, resolve_batch
+
 if TYPE_CHECKING:
     from scorer.types import Dialogue
 
@@ -139,7 +141,8 @@ def evaluate(
     model: Annotated[
         str | None, typer.Option(help="Encoder folder or model id (default: bundled e5).")
     ] = None,
-    batch: Annotated[int, typer.Option(help="Dialogues per score() call.")] = 64,
+    batch_size: BatchSize = 64,
+    batch: OldBatch = None,
 ) -> None:
     """Score labelled dialogues with a head and print Good/Bad/Avg-Acc, AUROC and ECE."""
     import time
@@ -148,6 +151,7 @@ def evaluate(
     from scorer.errors import ScorerError
     from scorer.ux_judge import UXJudge
 
+    batch = resolve_batch(batch_size, batch)
     examples = _examples(data)
     try:
         judge = UXJudge(model=model, head=str(head) if head else None)

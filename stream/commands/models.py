@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from stream.commands.options import BatchSize, OldBatch, resolve_batch
+
 if TYPE_CHECKING:
     from scorer.types import Dialogue
 
@@ -193,7 +195,8 @@ def calibrate_grm(
     ] = None,
     heldout_n: Annotated[int, typer.Option(help="Stratified held-out sample size.")] = 200,
     seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
-    batch: Annotated[int, typer.Option(help="Dialogues per score() call.")] = 16,
+    batch_size: BatchSize = 16,
+    batch: OldBatch = None,
     out: Annotated[
         Path | None,
         typer.Option(help="Threshold JSON to write (default: the packaged grm_default.json)."),
@@ -208,6 +211,7 @@ def calibrate_grm(
 
     if heldout is not None and heldout.resolve() == data.resolve():
         raise typer.BadParameter("--heldout must differ from --data", param_hint="--heldout")
+    batch = resolve_batch(batch_size, batch)
     # The base model's cut (grm_default.json serves a GRM without a verdict head; a head
     # carries its own, fitted by `uxmon grm train`).
     grm = GRM(

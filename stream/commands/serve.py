@@ -4,44 +4,48 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 from pydantic import ValidationError
 
+from stream.commands.options import AppId, Broker, MetricsPort, Scorer, setting_overrides
 from stream.settings import Settings, unknown_variables
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Settings from the environment plus CLI overrides; a bad field exits naming it, and
-    a UXMON_* variable that is no setting (a typo) is warned about."""
+    """Settings from the environment plus CLI overrides; a UXMON_* variable that is no
+    setting (a typo) is warned about. A bad field exits 2 with one line per field, naming
+    it and where its value came from, as every usage mistake of the CLI does."""
     for warning in unknown_variables(os.environ):
         typer.echo(f"uxmon: warning: {warning}", err=True)
     given = {k: v for k, v in overrides.items() if v is not None}
     try:
         return Settings(**given)
     except ValidationError as exc:
-        lines = []
         for error in exc.errors(include_input=False, include_url=False):
             field = ".".join(str(p) for p in error["loc"])
-            source = "command line" if field in given else f"env UXMON_{field.upper()}"
-            lines.append(f"  {field} ({source}): {error['msg']}")
-        typer.echo("invalid uxmon settings:\n" + "\n".join(lines), err=True)
+            if not field:  # a rule across fields: its message names them
+                where = "settings"
+            elif field in given:
+                where = f"setting {field} (command line)"
+            else:
+                where = f"setting {field} (env UXMON_{field.upper()})"
+            typer.echo(f"uxmon: error: invalid {where}: {error['msg']}", err=True)
         raise typer.Exit(2) from None
 
 
 def serve(
-    broker: Annotated[str | None, typer.Option(help="Kafka bootstrap HOST:PORT[,...]")] = None,
-    metrics_port: Annotated[int | None, typer.Option(help="Port of /metrics")] = None,
-    scorer: Annotated[
-        list[str] | None, typer.Option(help="Scorer to run (repeatable); default ux_judge")
-    ] = None,
-    app_id: Annotated[str | None, typer.Option(help="Consumer group / app id")] = None,
+    broker: Broker = None,
+    metrics_port: MetricsPort = None,
+    scorer: Scorer = None,
+    app_id: AppId = None,
 ) -> None:
-    """Consume turns, score assistant replies, export metrics. Settings: UXMON_* env vars."""
-    settings = load_settings(
-        broker=broker, metrics_port=metrics_port, scorers=scorer or None, app_id=app_id
-    )
+    """Consume turns, score assistant replies, export metrics.
+
+    Every setting is a UXMON_* environment variable, listed below; `uxmon config` shows the
+    values in effect."""
+    settings = load_settings(**setting_overrides(broker, metrics_port, scorer, app_id))
     logging.basicConfig(
         level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

@@ -217,8 +217,28 @@ def test_version_and_data_differences_are_warned(baseline: Report) -> None:
     assert any("fingerprints differ" in w for w in warnings)
 
 
+def _table_text(result: gate.GateResult) -> str:
+    console = Console(record=True, width=120)
+    console.print(gate.table(result))
+    return console.export_text()
+
+
 def test_table_shows_the_verdict(task1: Prepared, baseline: Report) -> None:
-    console = Console(record=True, width=100)
-    console.print(gate.table(compare(baseline, _candidate(task1, 0.30, "degraded"))))
-    text = console.export_text()
+    text = _table_text(compare(baseline, _candidate(task1, 0.30, "degraded")))
     assert "FAIL" in text and "McNemar exact p" in text and "260 paired items" in text
+    assert "drop beyond tolerance" in text and "drop is not chance" in text
+    assert "wholly beyond tolerance" in text and "3 of 3 against the candidate" in text
+
+
+def test_a_passing_table_has_no_finding_that_reads_as_failure(
+    task1: Prepared, baseline: Report
+) -> None:
+    """A PASS beside 'met: no' read backwards: each finding now says what it found."""
+    text = _table_text(compare(baseline, _candidate(task1, 0.0, "same")))
+    assert "PASS" in text and "FAIL:" not in text
+    assert "no drop" in text and "could be chance" in text and "reaches within tolerance" in text
+    assert "0 of 3 against the candidate" in text
+    assert "beyond tolerance" not in text
+    improved = _table_text(compare(_candidate(task1, 0.30, "degraded"), baseline))
+    assert "PASS" in improved and "gain is not chance" in improved
+    assert "0 of 3 against the candidate" in improved

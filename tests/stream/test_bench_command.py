@@ -116,7 +116,7 @@ def test_task3_with_responses(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--task", "task9", "--data", str(DATA), "--scorer", KEYWORD], "known tasks: task1"),
+        (["--task", "task9", "--data", str(DATA), "--scorer", KEYWORD], "is not one of 'task1'"),
         (["--task", "task1", "--data", str(DATA), "--scorer", "nope"], "known scorers"),
         (["--task", "task2", "--data", str(DATA), "--scorer", KEYWORD], "needs a responses file"),
         (["--task", "task1", "--data", "/no/such/dir", "--scorer", KEYWORD], "does not exist"),
