@@ -1,5 +1,5 @@
-"""Fault injection: a worker group loses no assistant turn and counts none twice while its
-workers are killed, restarted in turn, and the broker restarts.
+"""Fault injection: a worker group loses no assistant turn and counts each exactly once
+while its workers are killed, restarted in turn, and the broker restarts.
 
     python bench/faults.py [--events 20000] [--kills 5] [--kill-every 20-30] [--quick]
 
@@ -66,10 +66,10 @@ def summary(result: dict[str, Any]) -> str:
             f"{kinds.count('crash_restart')} crashes",
             f"assistant turns {s['assistant_turns']}: missing {s['missing']}, "
             f"duplicate score records {s['duplicate_records']}",
-            f"counted by the workers {c['counted_by_worker_lives']:.0f}; Prometheus: "
-            f"increase() {c['prometheus_increase']}, raw samples "
-            f"{c['prometheus_samples_by_life']:.0f} (+{c['unscraped_at_exit']:.0f} counted "
-            "after a process's last scrape)",
+            f"counted (durable totals, shown by the workers) {c['shown_by_workers_at_end']:.0f}; "
+            f"Prometheus: last {c['prometheus_last']:.0f}, raw samples "
+            f"{c['prometheus_samples_reset_rule']:.0f}, drops {c['prometheus_drops']}, "
+            f"increase() {c['prometheus_increase']}",
             f"dead letters {result['dead_letters']['count']}, unexpected exits "
             f"{len(result['unexpected_exits'])}; the broker lost "
             f"{result['broker']['acked_not_in_log']} acknowledged events",
@@ -102,9 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="uxmon-faults-"))
     print(f"workdir {workdir}")
     result = run_faults(config_from(args), workdir)
-    print(summary(result))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    print(summary(result))
     print(f"wrote {args.out}")
     return 0 if result["passed"] else 1
 
