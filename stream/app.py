@@ -23,7 +23,6 @@ import asyncio
 import logging
 import os
 import time
-from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
@@ -38,7 +37,7 @@ from stream.accounting import Accounting
 from stream.cascade import Budget, Deadline
 from stream.conversation import ConversationState, Position, Signal, Tracking
 from stream.events import Limits, utcnow
-from stream.ledger import Counts, Entry, Mark, Tally
+from stream.ledger import Entry, Mark, Tally
 from stream.metrics import Metrics, counter_total
 from stream.pipeline import Outcome, Pipeline
 from stream.reaction_layer import ReactionLayer
@@ -349,12 +348,10 @@ class Service:
         seqs = {p: self._marks[p].seq + 1 for p in tally.partitions() | handled.keys()}
         for conversation_id, state in states.items():
             value = state.to_json()
-            partition = state.partition
-            share: Counts = Counter()
-            if partition is not None:
-                share = tally.of_conversation(partition, conversation_id)
-            if share and partition is not None:
-                value["ledger"] = Entry(seqs[partition], share).to_json()
+            if state.partition is not None:  # always, for a state a batch applied
+                share = tally.of_conversation(state.partition, conversation_id)
+                if share:
+                    value["ledger"] = Entry(seqs[state.partition], share).to_json()
             self.table[conversation_id.encode()] = value
         marks = {
             p: self._marks[p].after(seq, handled.get(p), tally.of_partition(p))

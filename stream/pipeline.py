@@ -10,6 +10,7 @@ called here (blocking): run it off the event loop. Nothing here touches Kafka.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import time
@@ -125,7 +126,7 @@ class Pipeline:
         layer = self.reactions
         if layer is None or layer.model is None:
             return None, None, load_state
-        load_state = _remembered(load_state)
+        load_state = functools.cache(load_state)
         parsed = parse_records(records, handled_before, self.limits, now)
         texts = follow_up_texts(parsed, load_state, self.bounds)
         try:
@@ -211,12 +212,10 @@ def plan_batch(
     """
     plan = BatchPlan(consumed=len(records))
     now_s = now.timestamp()
-    marks: dict[int, int] = {}
-    for index, record in enumerate(records):
+    replayed = replays(records, handled_before)
+    for index, (record, replay) in enumerate(zip(records, replayed, strict=True)):
         partition, offset = record.position.partition, record.position.offset
-        if partition not in marks:
-            marks[partition] = handled_before(partition)
-        if offset <= marks[partition]:
+        if replay:
             plan.redelivered += 1
             continue
         plan.handled[partition] = max(offset, plan.handled.get(partition, -1))
@@ -263,6 +262,19 @@ def plan_batch(
     return plan
 
 
+def replays(records: Sequence[Record], handled_before: Callable[[int], int]) -> list[bool]:
+    """For each record, whether it lies at or before its partition's handled mark: a
+    replay after a crash, skipped whole."""
+    marks: dict[int, int] = {}
+    out = []
+    for record in records:
+        partition = record.position.partition
+        if partition not in marks:
+            marks[partition] = handled_before(partition)
+        out.append(record.position.offset <= marks[partition])
+    return out
+
+
 def parse_records(
     records: Sequence[Record],
     handled_before: Callable[[int], int],
@@ -271,13 +283,9 @@ def parse_records(
 ) -> PreParsed:
     """Each record parsed, or the error parsing raised (the fold raises it again); None
     for a record at or before its partition's handled mark (a replay the fold skips)."""
-    marks: dict[int, int] = {}
     out: PreParsed = []
-    for record in records:
-        partition = record.position.partition
-        if partition not in marks:
-            marks[partition] = handled_before(partition)
-        if record.position.offset <= marks[partition]:
+    for record, replay in zip(records, replays(records, handled_before), strict=True):
+        if replay:
             out.append(None)
             continue
         try:
@@ -321,19 +329,6 @@ def _taken(pre_parsed: Sequence[Parsed | Exception | None] | None, index: int) -
     if isinstance(item, Exception):
         raise item
     return item
-
-
-def _remembered(
-    load_state: Callable[[str], ConversationState],
-) -> Callable[[str], ConversationState]:
-    loaded: dict[str, ConversationState] = {}
-
-    def load(conversation_id: str) -> ConversationState:
-        if conversation_id not in loaded:
-            loaded[conversation_id] = load_state(conversation_id)
-        return loaded[conversation_id]
-
-    return load
 
 
 def _check_key(record: Record, event: Event) -> None:

@@ -12,6 +12,7 @@ from stream.local import LocalWorker
 from stream.reactions import Patterns, Reaction, classify
 from tests.support.scripted import encode, of_type
 from tests.support.services import produce, read_topic
+from tests.support.traffic import turn_event
 
 pytestmark = pytest.mark.integration
 
@@ -49,15 +50,7 @@ GAP_S = 40.0  # time to read the reply and answer
 def exchange(cid: str, start: datetime, texts: tuple[str, str, str]) -> list[dict[str, object]]:
     roles, offsets = ("user", "assistant", "user"), (0.0, 3.0, 3.0 + GAP_S)
     return [
-        {
-            "schema_version": 1,
-            "type": "turn",
-            "conversation_id": cid,
-            "turn_id": f"t{k}",
-            "role": role,
-            "text": text,
-            "ts": (start + timedelta(seconds=offset)).isoformat(),
-        }
+        turn_event(cid, f"t{k}", role, start + timedelta(seconds=offset), text)
         for k, (role, text, offset) in enumerate(zip(roles, texts, offsets, strict=True))
     ]
 
