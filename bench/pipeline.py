@@ -39,11 +39,14 @@ Pair = tuple[bytes | None, bytes]
 
 
 def relabel(pairs: list[Pair], prefix: str, now: bool) -> list[Pair]:
-    """Fresh conversation ids (each pass is new traffic) and, optionally, ts = now."""
+    """Each pass new traffic: fresh conversation ids, texts tagged with the pass (so no
+    pass reads another's embeddings from the encoder's cache) and, optionally, ts = now."""
     out = []
     for _, value in pairs:
         event = json.loads(value)
         event["conversation_id"] = f"{prefix}{event['conversation_id']}"
+        if "text" in event:
+            event["text"] = f"{prefix} {event['text']}"
         if now:
             event["ts"] = datetime.now(UTC).isoformat()
         out.append(
@@ -133,7 +136,7 @@ def main() -> int:
 
     scorer = create(args.scorer)
     scorer.load()
-    scorer.score(dialogues[: args.batch])  # warm-up
+    scorer.score(dialogues_of(relabel(pairs[:200], "warm-", now=False))[: args.batch])  # warm-up
     pairs_measured: list[dict[str, Any]] = []
 
     workdir = Path(tempfile.mkdtemp(prefix="uxmon-bench-"))
@@ -157,9 +160,9 @@ def main() -> int:
             send(broker.address, "uxmon.turns", warm)
             worker.wait_for("uxmon_turns_scored_total", len(dialogues_of(warm)), 300)
             for i in range(args.repeats):
-                only = scorer_only(scorer, dialogues, args.batch)
-                base = worker.total("uxmon_turns_scored_total")
                 run = relabel(pairs, f"e2e{i}-", now=True)
+                only = scorer_only(scorer, dialogues_of(run), args.batch)
+                base = worker.total("uxmon_turns_scored_total")
                 started = time.perf_counter()
                 send(broker.address, "uxmon.turns", run)
                 worker.wait_for("uxmon_turns_scored_total", base + len(dialogues), 900)

@@ -13,8 +13,8 @@ Embeddings are cached in the temp directory (keyed by encoder and texts): reruns
     python bench/reactions_model.py [--nested] [--save] [--out bench/results/reactions_model.json]
 
 Recipe (chosen on LOWO, see the report's `tried`): hand features + embedding of the next
-message + embedding of the reply, multinomial logistic regression, class-balanced loss,
-L2 1.0 on standardised features, embedding columns shrunk to 0.3 of unit scale.
+message + the UX-Judge's embedding of the reply, multinomial logistic regression,
+class-balanced loss, L2 1.0 on standardised features, embedding columns shrunk to 0.3 of unit scale.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from reactions_learned import examples  # noqa: E402
 
 from benchmark.sessions import load_sessions  # noqa: E402
 from benchmark.tasks import wilson  # noqa: E402
+from scorer.ux_judge import reply_input_ids  # noqa: E402
 from stream.reaction_model import (  # noqa: E402
     CLASSES,
     EMBEDDING_PREFIX,
@@ -65,8 +66,11 @@ TRIED = {
     "hand + message embedding (balanced, emb scale 0.3)": 0.729,
     "hand + message + message*reply products": 0.733,
     "hand + message + message*previous products": 0.744,
-    "hand + message + reply embedding (chosen)": 0.772,
-    "same, reply embedded with the passage prefix": 0.748,
+    "hand + message + reply embedding, reply with the query prefix (v1, shipped until "
+    "reaction-lr-v2; costs its own encoder pass over every reply)": 0.772,
+    "same, reply cut to its first 128 / 64 / 32 tokens": [0.759, 0.744, 0.729],
+    "same, reply embedded as the UX-Judge embeds it (passage prefix; v2, chosen: the "
+    "worker reuses the judge's embedding, no encoder pass over replies)": 0.759,
     "same, plus previous-message embedding": 0.750,
     "same, plus message*previous and message*reply products": 0.753,
     "same, unweighted loss": 0.758,
@@ -101,13 +105,14 @@ def embed(rows: list[dict[str, Any]]) -> tuple[dict[str, NDArray[np.float32]], d
         "reply": [r["reply"] for r in rows],
     }
     key = hashlib.sha256(
-        json.dumps([encoder.fingerprint, EMBEDDING_PREFIX, texts], ensure_ascii=False).encode()
+        json.dumps([encoder.fingerprint, FEATURE_SPEC, texts], ensure_ascii=False).encode()
     ).hexdigest()[:16]
     cache = Path(tempfile.gettempdir()) / f"uxmon-reaction-embeddings-{key}.npz"
     if cache.is_file():
         with np.load(cache) as data:
             return {k: data[k] for k in texts}, info
-    out = {k: encoder.encode(v, EMBEDDING_PREFIX) for k, v in texts.items()}
+    out = {k: encoder.encode(texts[k], EMBEDDING_PREFIX) for k in ("message", "previous")}
+    out["reply"] = encoder.embed_ids(reply_input_ids(texts["reply"], encoder))  # the judge's
     np.savez(cache, **out)
     return out, info
 

@@ -4,6 +4,11 @@ E5 models are trained with a "query: " or "passage: " prefix, mean-pool the last
 states over the attention mask and compare L2-normalised vectors. This runs on every live
 assistant turn, so inputs are sorted into length buckets (little padding), batched, and
 run under `torch.inference_mode` in the dtype `scorer.runtime.Runtime` picks.
+
+Pooled embeddings are kept in a bounded LRU keyed by the input's token ids: the worker
+embeds the same text more than once (the UX-Judge embeds a reply when it is scored, the
+reaction model reads the same reply's embedding when the user answers it; a user message
+is a follow-up once and the previous message once), and the second time is a lookup.
 """
 
 from __future__ import annotations
@@ -11,6 +16,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -32,6 +39,9 @@ Keep = Literal["head", "tail"]
 # per token of budget before tokenizing never changes what survives truncation, but bounds
 # the work a pathological (megabyte) message can cause.
 _CHARS_PER_TOKEN_CAP = 32
+# Pooled embeddings kept (1.5 KB each at dim 384: ~50 MB). A reply is looked up again when
+# its follow-up arrives, typically seconds to minutes later; a miss only costs a forward.
+DEFAULT_CACHE_SIZE = 32768
 
 
 class EncoderError(ScorerError):
@@ -53,6 +63,7 @@ class E5Encoder:
         runtime: Runtime | None = None,
         max_tokens: int = 512,
         max_batch_tokens: int = 16384,
+        cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
         if max_tokens < 8:
             raise ValueError(f"max_tokens must be at least 8; got {max_tokens}")
@@ -61,6 +72,9 @@ class E5Encoder:
         self.runtime = runtime or Runtime()
         self.max_tokens = max_tokens
         self.max_batch_tokens = max_batch_tokens
+        self.cache_size = cache_size  # 0: no cache (benchmarks that time the forward)
+        self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()  # scorers may run in worker threads
         self._model: Any = None
         self._tokenizer: Any = None
         self._fast: Any = None  # the tokenizers.Tokenizer behind the transformers wrapper
@@ -165,8 +179,36 @@ class E5Encoder:
         return self.embed_ids(self.tokenize([prefix + t for t in texts]))
 
     def embed_ids(self, token_ids: Sequence[Sequence[int]], progress: bool = False) -> np.ndarray:
-        """Embed pre-tokenized inputs (content ids; specials are added here), order kept."""
-        return self._run(token_ids, None, progress)[0]
+        """Embed pre-tokenized inputs (content ids; specials are added here), order kept.
+
+        Inputs embedded before (same ids after truncation) come from the cache."""
+        if self.cache_size <= 0:
+            return self._run(token_ids, None, progress)[0]
+        import numpy as np
+
+        n = self.max_content_tokens
+        keys = [np.asarray(list(ids)[:n], dtype=np.int32).tobytes() for ids in token_ids]
+        out = np.zeros((len(keys), self.dim), dtype=np.float32)
+        todo: dict[bytes, list[int]] = {}
+        with self._cache_lock:
+            for i, key in enumerate(keys):
+                hit = self._cache.get(key)
+                if hit is None:
+                    todo.setdefault(key, []).append(i)
+                else:
+                    self._cache.move_to_end(key)
+                    out[i] = hit
+        if not todo:
+            return out
+        first = [rows[0] for rows in todo.values()]
+        computed = self._run([token_ids[i] for i in first], None, progress)[0]
+        with self._cache_lock:
+            for (key, rows), vector in zip(todo.items(), computed, strict=True):
+                out[rows] = vector
+                self._cache[key] = vector.copy()  # not a view pinning the batch
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        return out
 
     def embed_with_tokens(
         self, token_ids: Sequence[Sequence[int]], layer: int
@@ -178,6 +220,10 @@ class E5Encoder:
             raise EncoderError(f"layer must be in 1..{self.num_layers}; got {layer}")
         pooled, tokens = self._run(token_ids, layer, False)
         return pooled, tokens
+
+    def clear_cache(self) -> None:
+        with self._cache_lock:
+            self._cache.clear()
 
     @property
     def num_layers(self) -> int:

@@ -129,6 +129,7 @@ def represent(dialogues: Sequence[Dialogue], encoder: E5Encoder) -> list[JudgeIn
     turns = [context_turns(_validate(d)) for d in dialogues]
     texts = iter(encoder.tokenize([text for ts in turns for _, text in ts], keep="tail"))
     replies = encoder.tokenize([_clean(d.reply, "reply") for d in dialogues], keep="head")
+    reply_room = budget - len(passage_ids)
     out: list[JudgeInput] = []
     for ts, reply in zip(turns, replies, strict=True):
         segments = [labels[role] + next(texts) for role, _ in ts]
@@ -145,7 +146,6 @@ def represent(dialogues: Sequence[Dialogue], encoder: E5Encoder) -> list[JudgeIn
             break
         context = query_ids + kept
         user_len = len(segments[-1]) - len(labels["user"])
-        reply_room = budget - len(passage_ids)
         out.append(
             JudgeInput(
                 context_ids=context,
@@ -157,6 +157,15 @@ def represent(dialogues: Sequence[Dialogue], encoder: E5Encoder) -> list[JudgeIn
             )
         )
     return out
+
+
+def reply_input_ids(replies: Sequence[str], encoder: E5Encoder) -> list[list[int]]:
+    """The encoder input `represent` makes of each reply ("passage: " and the reply's
+    start), for others that read the judge's reply embedding (the encoder caches it)."""
+    (passage_ids,) = encoder.tokenize([PASSAGE.rstrip()])
+    room = encoder.max_content_tokens - len(passage_ids)
+    cleaned = [_clean(reply, "reply") for reply in replies]
+    return [passage_ids + ids[:room] for ids in encoder.tokenize(cleaned, keep="head")]
 
 
 def featurize(

@@ -145,11 +145,13 @@ class Predicts(Protocol):
 @dataclass(frozen=True, slots=True)
 class Learned:
     """The learned reaction layer for one batch: the model and the batch's embeddings of
-    the texts its follow-ups read (text -> vector, stream/pipeline.follow_up_texts). A
-    follow-up with a text missing here is left to the rules."""
+    the texts its follow-ups read (text -> vector, stream/pipeline.follow_up_texts): users'
+    messages and replies, each embedded the way the model was trained. A follow-up with a
+    text missing here is left to the rules."""
 
     model: Predicts
-    vectors: Mapping[str, Vector]
+    messages: Mapping[str, Vector]
+    replies: Mapping[str, Vector]
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,9 +336,9 @@ def _reaction(
     own = tracking.own_patterns
     if own is not None and own.fires(event.text):
         return rule
-    vectors = learned.vectors
-    message_vec, reply_vec = vectors.get(event.text), vectors.get(reply)
-    previous_vec = vectors.get(previous) if previous is not None else None
+    messages = learned.messages
+    message_vec, reply_vec = messages.get(event.text), learned.replies.get(reply)
+    previous_vec = messages.get(previous) if previous is not None else None
     if message_vec is None or reply_vec is None or (previous is not None and previous_vec is None):
         return rule
     follow_up = FollowUp(

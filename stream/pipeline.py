@@ -36,7 +36,7 @@ from stream.conversation import (
     sketch,
 )
 from stream.events import Event, Limits, Parsed, Reason, Rejected, TurnEvent, parse_event, utcnow
-from stream.reaction_layer import ReactionLayer
+from stream.reaction_layer import FollowUpTexts, ReactionLayer
 from stream.records import DeadLetter, Record
 from stream.recovery import Pending, deciding_score
 
@@ -130,16 +130,16 @@ class Pipeline:
         parsed = parse_records(records, handled_before, self.limits, now)
         texts = follow_up_texts(parsed, load_state, self.bounds)
         try:
-            vectors = layer.embed(texts)
+            learned = layer.embed(texts)
         except Exception as exc:  # the encoder must not stall the partition: rules instead
             log.warning(
                 "embedding %d follow-up texts failed (%s); the rules decide this batch",
-                len(texts),
+                len(texts.messages) + len(texts.replies),
                 type(exc).__name__,
                 exc_info=log.isEnabledFor(logging.DEBUG),
             )
             return parsed, None, load_state
-        return parsed, Learned(layer.model, vectors), load_state
+        return parsed, learned, load_state
 
     def tick(self, states: Iterable[tuple[bytes, ConversationState, bool]], now: datetime) -> Tick:
         """Time passing over (key, state, caught_up) of the states this worker owns. A
@@ -299,16 +299,17 @@ def follow_up_texts(
     parsed: Iterable[Parsed | Exception | None],
     load_state: Callable[[str], ConversationState],
     bounds: Bounds,
-) -> list[str]:
-    """The texts the fold's reactions read, distinct, in fold order: for every user turn
-    that follows an assistant reply, the message, the user message(s) the reply answered
-    and the reply, from the stored state and the batch's earlier turns.
+) -> FollowUpTexts:
+    """The texts the fold's reactions read: for every user turn that follows an assistant
+    reply, the message, the user message(s) the reply answered and the reply, from the
+    stored state and the batch's earlier turns.
 
     Duplicates and disorder are not checked here (the fold rejects them): a turn the fold
     will reject costs at most a text embedded for nothing, or a follow-up left to the rules.
     """
     states: dict[str, ConversationState] = {}
-    texts: dict[str, None] = {}
+    messages: dict[str, None] = {}
+    replies: dict[str, None] = {}
     for item in parsed:
         if not isinstance(item, Parsed) or not isinstance(item.event, TurnEvent):
             continue
@@ -318,9 +319,10 @@ def follow_up_texts(
         asked = reacted_to(state) if event.role == "user" else None
         if asked is not None:
             previous, reply = asked
-            texts.update(dict.fromkeys(t for t in (event.text, previous, reply) if t is not None))
+            messages.update(dict.fromkeys(t for t in (event.text, previous) if t is not None))
+            replies[reply] = None
         states[cid] = sketch(state, event, bounds)
-    return list(texts)
+    return FollowUpTexts(list(messages), list(replies))
 
 
 def _taken(pre_parsed: Sequence[Parsed | Exception | None] | None, index: int) -> Parsed | None:

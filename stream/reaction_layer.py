@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from scorer.encoder import E5Encoder
+from scorer.ux_judge import reply_input_ids
+from stream.conversation import Learned
 from stream.reaction_model import (
     EMBEDDING_PREFIX,
     META_FILE,
@@ -24,11 +27,19 @@ from stream.reaction_model import (
     ArtefactMismatchError,
     ReactionModel,
     ReactionModelError,
-    Vector,
     default_dir,
 )
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class FollowUpTexts:
+    """What a batch's follow-ups read, distinct, in fold order: the users' messages (the
+    follow-ups and the messages the replies answered) and the replies."""
+
+    messages: list[str]
+    replies: list[str]
 
 
 class ReactionLayer:
@@ -80,9 +91,16 @@ class ReactionLayer:
         self.model = model
         log.info("reaction model %s loaded from %s", model.version, self.directory)
 
-    def embed(self, texts: Sequence[str]) -> dict[str, Vector]:
-        """text -> embedding, all in one encoder batch, the way the model was trained."""
-        if not texts:
-            return {}
-        rows = self.encoder.encode(texts, EMBEDDING_PREFIX)
-        return dict(zip(texts, rows, strict=True))
+    def embed(self, texts: FollowUpTexts) -> Learned:
+        """The model with the batch's embeddings, made the way it was trained: messages
+        with the "query: " prefix, replies as the UX-Judge embeds them (so a reply it has
+        scored is a cache hit). Call after `load()`."""
+        if self.model is None:
+            raise ReactionModelError("reaction layer used before load(); call load() once first")
+        messages = self.encoder.encode(texts.messages, EMBEDDING_PREFIX)
+        replies = self.encoder.embed_ids(reply_input_ids(texts.replies, self.encoder))
+        return Learned(
+            self.model,
+            dict(zip(texts.messages, messages, strict=True)),
+            dict(zip(texts.replies, replies, strict=True)),
+        )

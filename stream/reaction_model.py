@@ -12,8 +12,11 @@ follow-up (the user's next message after an assistant reply) the feature row is
 - the embedding of the next message, then the embedding of the reply (the reply's
   embedding says what kind of reply the user reacted to: a refusal, a wall of text).
 
-All three embeddings are the caller's, made by the encoder the artefact names, each text
-with the E5 "query: " prefix (`EMBEDDING_PREFIX`), L2-normalised, float32. This module
+All three embeddings are the caller's, made by the encoder the artefact names,
+L2-normalised, float32: the users' messages with the E5 "query: " prefix
+(`EMBEDDING_PREFIX`), the reply as the UX-Judge embeds it ("passage: " and the reply's
+start, `scorer.ux_judge.reply_input_ids`), so the worker reuses the judge's embedding of
+the reply instead of running the encoder over it again. This module
 never runs the encoder; at inference it is numpy only: standardise, one affine map,
 softmax (a multinomial logistic regression). `no_follow_up` is a timer's call, not this.
 
@@ -91,8 +94,9 @@ HAND_FEATURES: tuple[str, ...] = (
 # Changing anything that alters feature values for the same inputs must change this name,
 # so that an artefact trained on the old features is refused instead of mis-scoring.
 FEATURE_SPEC: dict[str, Any] = {
-    "name": "reaction-lr-v1",
+    "name": "reaction-lr-v2",
     "embedding_prefix": EMBEDDING_PREFIX,
+    "reply_embedding": "the UX-Judge's (scorer.ux_judge.reply_input_ids)",
     "hand": list(HAND_FEATURES),
     "embeddings": ["message", "reply"],
     "read_chars_per_s": READ_CHARS_PER_S,

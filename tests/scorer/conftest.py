@@ -91,11 +91,13 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def e5_encoder(model_cache: Path) -> Iterator[object]:
-    """The bundled multilingual-e5-small, loaded once per session (2 threads, bf16 if able)."""
+    """The bundled multilingual-e5-small, loaded once per session (2 threads, bf16 if able),
+    without the embedding cache: these tests are about what the forward computes (the
+    cache's own tests turn it on)."""
     from scorer.encoder import E5Encoder
     from scorer.runtime import Runtime
 
-    encoder = E5Encoder(cache_dir=model_cache, runtime=Runtime(threads=2))
+    encoder = E5Encoder(cache_dir=model_cache, runtime=Runtime(threads=2), cache_size=0)
     encoder.load()
     yield encoder
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -91,3 +94,56 @@ def test_token_states_are_unit_rows_per_content_token(e5_encoder: E5Encoder) -> 
     assert np.allclose(pooled, e5_encoder.embed_ids(ids), atol=1e-6)
     with pytest.raises(EncoderError, match="layer"):
         e5_encoder.embed_with_tokens(ids, layer=13)
+
+
+@pytest.fixture
+def cached(
+    e5_encoder: E5Encoder, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[E5Encoder, list[int]]]:
+    """The shared encoder with a 3-entry cache, and the batch sizes its forward ran."""
+    forwards: list[int] = []
+    real = e5_encoder._forward
+
+    def counting(rows: list[list[int]], layer: int | None) -> Any:
+        forwards.append(len(rows))
+        return real(rows, layer)
+
+    monkeypatch.setattr(e5_encoder, "_forward", counting)
+    e5_encoder.cache_size = 3
+    yield e5_encoder, forwards
+    e5_encoder.cache_size = 0
+    e5_encoder.clear_cache()
+
+
+def test_an_input_embedded_before_is_a_lookup(cached: tuple[E5Encoder, list[int]]) -> None:
+    encoder, forwards = cached
+    first = encoder.encode(TEXTS[:2])
+    assert forwards == [1, 1] or forwards == [2]
+    forwards.clear()
+    again = encoder.encode([TEXTS[1], TEXTS[0], TEXTS[1]])
+    assert forwards == []
+    assert again.tobytes() == np.stack([first[1], first[0], first[1]]).tobytes()
+
+
+def test_the_cache_keeps_the_most_recent_inputs_and_embeds_a_repeat_once(
+    cached: tuple[E5Encoder, list[int]],
+) -> None:
+    encoder, forwards = cached
+    fresh = encoder.encode([TEXTS[2], TEXTS[2]])  # one text twice: one row computed
+    assert sum(forwards) == 1 and fresh[0].tobytes() == fresh[1].tobytes()
+    encoder.encode(TEXTS[:3])  # 2 is a hit; 0 and 1 are newer entries
+    encoder.encode([TEXTS[5]])  # over 3 entries: the least recently used, 2, goes
+    forwards.clear()
+    encoder.encode(TEXTS[:2])
+    assert forwards == []
+    encoder.encode([TEXTS[2]])
+    assert forwards == [1]
+
+
+def test_a_cached_embedding_is_what_the_forward_gives(cached: tuple[E5Encoder, list[int]]) -> None:
+    encoder, _ = cached
+    looked_up = encoder.encode(TEXTS)
+    looked_up = encoder.encode(TEXTS)
+    encoder.cache_size = 0
+    computed = encoder.encode(TEXTS)
+    assert np.min((looked_up * computed).sum(axis=1)) > 0.9999

@@ -25,7 +25,7 @@ from stream.conversation import (
 )
 from stream.events import FeedbackEvent, Limits, Parsed, Rejected, TurnEvent
 from stream.pipeline import follow_up_texts, parse_records, plan_batch
-from stream.reaction_layer import ReactionLayer
+from stream.reaction_layer import FollowUpTexts, ReactionLayer
 from stream.reaction_model import (
     META_FILE,
     WEIGHTS_FILE,
@@ -70,6 +70,12 @@ def vec(i: int) -> np.ndarray:
 
 def vectors(*texts: str) -> dict[str, np.ndarray]:
     return {t: vec(i) for i, t in enumerate(texts)}
+
+
+def embedded(model: Any, *texts: str) -> Learned:
+    """The layer's output with every text embedded as a message and as a reply."""
+    both = vectors(*texts)
+    return Learned(model, both, both)
 
 
 def turn(tid: str, role: str, text: str, seconds: float, cid: str = "c") -> TurnEvent:
@@ -127,7 +133,7 @@ TEXTS = (
 def test_the_fold_asks_the_model_with_the_follow_up_it_was_trained_on() -> None:
     model = FakeModel(Reaction.REPEAT)
     assert fold(EXCHANGE, None) == [Reaction.SATISFIED]  # the rules
-    assert fold(EXCHANGE, Learned(model, vectors(*TEXTS))) == [Reaction.REPEAT]
+    assert fold(EXCHANGE, embedded(model, *TEXTS)) == [Reaction.REPEAT]
     (asked,) = model.asked
     assert asked.message == "thanks, that worked" and asked.previous == TEXTS[1]
     assert asked.reply == TEXTS[2] and asked.gap_s == 55.0
@@ -140,20 +146,20 @@ def test_the_fold_asks_the_model_with_the_follow_up_it_was_trained_on() -> None:
 def test_a_text_not_embedded_leaves_the_follow_up_to_the_rules(missing: str) -> None:
     model = FakeModel(Reaction.REPEAT)
     some = {t: v for t, v in vectors(*TEXTS).items() if t != missing}
-    assert fold(EXCHANGE, Learned(model, some)) == [Reaction.SATISFIED]
+    assert fold(EXCHANGE, Learned(model, some, some)) == [Reaction.SATISFIED]
     assert model.asked == []
 
 
 def test_a_reply_the_assistant_opened_with_needs_no_previous_message() -> None:
     model = FakeModel(Reaction.ABANDON)
     events = [turn("a1", "assistant", "Hi! How can I help?", 0), turn("u1", "user", "hello", 9)]
-    learned = Learned(model, vectors("hello", "Hi! How can I help?"))
+    learned = embedded(model, "hello", "Hi! How can I help?")
     assert fold(events, learned) == [Reaction.ABANDON]
     assert model.asked[0].previous is None and model.asked[0].previous_vec is None
 
 
 def test_a_failing_model_costs_nothing_but_its_verdict() -> None:
-    assert fold(EXCHANGE, Learned(Broken(), vectors(*TEXTS))) == [Reaction.SATISFIED]
+    assert fold(EXCHANGE, embedded(Broken(), *TEXTS)) == [Reaction.SATISFIED]
 
 
 def test_feedback_before_the_next_message_reaches_the_model_and_survives_the_changelog() -> None:
@@ -181,7 +187,7 @@ def test_feedback_before_the_next_message_reaches_the_model_and_survives_the_cha
         now_s=0,
         bounds=BOUNDS,
         tracking=TRACKING,
-        learned=Learned(model, vectors(*TEXTS)),
+        learned=embedded(model, *TEXTS),
     )
     assert model.asked[0].feedback == ("thumbs_down", "copy")
 
@@ -209,11 +215,11 @@ def test_where_a_teams_own_pattern_fires_the_rules_decide(tmp_path: Path) -> Non
     folder = own_dir(tmp_path, "that worked")
     tracking = Tracking(Patterns.load(folder), own_patterns=Patterns.own(folder))
     model = FakeModel(Reaction.REPEAT)
-    assert fold(EXCHANGE, Learned(model, vectors(*TEXTS)), tracking) == [Reaction.SATISFIED]
+    assert fold(EXCHANGE, embedded(model, *TEXTS), tracking) == [Reaction.SATISFIED]
     assert model.asked == []
     # a message no own pattern touches is the model's again
     other = [*EXCHANGE[:2], turn("u2", "user", "and the modem?", 60)]
-    learned = Learned(model, vectors("and the modem?", *TEXTS[1:]))
+    learned = embedded(model, "and the modem?", *TEXTS[1:])
     assert fold(other, learned, tracking) == [Reaction.REPEAT]
 
 
@@ -232,7 +238,7 @@ def stored_awaiting(cid: str, question: str, reply: str) -> ConversationState:
     return state
 
 
-def texts_of(records: list[Record], stored: dict[str, ConversationState]) -> list[str]:
+def texts_of(records: list[Record], stored: dict[str, ConversationState]) -> FollowUpTexts:
     parsed = parse_records(records, lambda p: -1, Limits(), NOW)
     return follow_up_texts(parsed, lambda c: stored.get(c, ConversationState()), BOUNDS)
 
@@ -248,15 +254,9 @@ def test_the_pre_pass_finds_every_follow_ups_texts_in_fold_order() -> None:
         record(5, "b", "a1", "assistant", "second b reply", 50),
         record(6, "b", "u2", "user", "stored question", 60),  # a text seen before: once
     ]
-    assert texts_of(records, stored) == [
-        "b follows up",
-        "stored question",
-        "stored reply",
-        "a follows up",
-        "first question",
-        "first reply",
-        "second b reply",
-    ]
+    texts = texts_of(records, stored)
+    assert texts.messages == ["b follows up", "stored question", "a follows up", "first question"]
+    assert texts.replies == ["stored reply", "first reply", "second b reply"]
 
 
 def test_the_pre_pass_texts_are_the_ones_the_fold_reads() -> None:
@@ -275,7 +275,7 @@ def test_the_pre_pass_texts_are_the_ones_the_fold_reads() -> None:
         now=NOW,
         bounds=BOUNDS,
         tracking=TRACKING,
-        learned=Learned(model, vectors(*texts)),
+        learned=embedded(model, *texts.messages, *texts.replies),
     )
     reactions = [s for _, s in result.signals if isinstance(s, ReactionSeen)]
     assert [s.reaction for s in reactions] == [Reaction.REPEAT, Reaction.REPEAT]
@@ -323,13 +323,13 @@ class FakeLayer:
     def __init__(self, model: Any, fail: bool = False) -> None:
         self.model = model
         self.fail = fail
-        self.batches: list[list[str]] = []
+        self.batches: list[FollowUpTexts] = []
 
-    def embed(self, texts: list[str]) -> dict[str, np.ndarray]:
-        self.batches.append(list(texts))
+    def embed(self, texts: FollowUpTexts) -> Learned:
+        self.batches.append(texts)
         if self.fail:
             raise RuntimeError("encoder down")
-        return vectors(*texts)
+        return Learned(self.model, vectors(*texts.messages), vectors(*texts.replies))
 
 
 def run_with(layer: Any) -> list[Reaction]:
@@ -362,7 +362,7 @@ def run_with(layer: Any) -> list[Reaction]:
 def test_a_run_embeds_the_batchs_texts_in_one_call_and_the_model_decides() -> None:
     layer = FakeLayer(FakeModel(Reaction.REPEAT))
     assert run_with(layer) == [Reaction.REPEAT]
-    assert layer.batches == [list(TEXTS)]
+    assert layer.batches == [FollowUpTexts([TEXTS[0], TEXTS[1]], [TEXTS[2]])]
 
 
 def test_without_a_loaded_model_or_with_a_failing_encoder_the_rules_decide() -> None:

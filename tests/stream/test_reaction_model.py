@@ -264,9 +264,11 @@ def test_obvious_cases_with_the_real_encoder(
     expected: Reaction,
 ) -> None:
     from scorer.encoder import E5Encoder
+    from scorer.ux_judge import reply_input_ids
 
     assert isinstance(encoder, E5Encoder)
     model = ReactionModel.load(encoder_fingerprint=encoder.fingerprint, patterns=patterns)
-    q, a, m = encoder.encode([previous, reply, message], EMBEDDING_PREFIX)
+    q, m = encoder.encode([previous, message], EMBEDDING_PREFIX)
+    (a,) = encoder.embed_ids(reply_input_ids([reply], encoder))  # the judge's embedding
     item = follow_up(patterns, previous, reply, message, gap, (q, a, m))
     assert model.predict(item)[0] is expected
