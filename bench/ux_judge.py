@@ -101,6 +101,7 @@ def build_judge(threads: int, dtype: str, max_batch: int = WORKER_BATCH) -> Any:
 
     judge = create("ux_judge", runtime=Runtime(threads=threads, dtype=dtype, max_batch=max_batch))
     judge.load()
+    judge.encoder.cache_size = 0  # the bench repeats its inputs: time forwards, not lookups
     return judge
 
 
@@ -185,6 +186,44 @@ def encoder_grid(
     return grid
 
 
+def compiled_cell(encoder: Any, pool: list[int], batch: int, reps: int) -> dict[str, Any]:
+    """The encoder at batch x 256 tokens under torch.compile (dynamic shapes, inductor with
+    frozen weights), timed after its compile, beside the eager forward in the same run."""
+    import torch
+    import torch._inductor.config as inductor
+
+    inductor.freezing = True
+    eager = encoder._model
+    rows = rows_of_length(encoder, pool, 256, batch)
+    compiled = torch.compile(eager, dynamic=True)
+
+    def forward_with(model: Any) -> None:
+        encoder._model = model
+        run_forward(encoder, rows)
+
+    began = time.perf_counter()
+    try:
+        forward_with(compiled)
+        compile_s = time.perf_counter() - began
+        times = round_robin(
+            {
+                "compiled": functools.partial(forward_with, compiled),
+                "eager": functools.partial(forward_with, eager),
+            },
+            reps,
+        )
+    finally:
+        encoder._model = eager
+    best, eager_s = times["compiled"], times["eager"]
+    flops = encoder_flops(eager.config, 256)["total"] * batch
+    return {
+        "seconds": round(best, 4),
+        "gflops": round(flops / best / 1e9, 1),
+        "compile_seconds": round(compile_s, 1),
+        "speedup_over_eager_same_run": round(eager_s / best, 2),
+    }
+
+
 def add_efficiency(grid: dict[str, Any], peaks: dict[str, float]) -> None:
     """Share of the STACK.md peak and of the measured peak of each cell's dtype (int8 is
     held against the bf16 peaks: same FLOPs, and bf16 is what it competes with)."""
@@ -203,6 +242,47 @@ def add_efficiency(grid: dict[str, Any], peaks: dict[str, float]) -> None:
             f"{kind:>8} {length:>6} {batch:>5} {cell['seq_per_s']:8.2f} {cell['gflops']:8.1f} "
             f"{cell['share_of_stack_peak']:7.0%} {cell['share_of_measured_peak']:6.0%}"
         )
+
+
+def own_shapes_bound(
+    threads: int, config: Any, batch: int, length: int, reps: int = 20
+) -> dict[str, Any]:
+    """The fastest this encoder could run at `batch` x `length` if every matmul it does ran
+    at the speed measured here for that very shape and nothing else cost any time.
+
+    Per layer: Q, K, V and output projections (rows x d -> d), the FFN's two linears
+    (d -> d_ff, d_ff -> d), and attention at its own shape (scaled_dot_product_attention,
+    [batch, heads, length, d / heads]). The FFN-shape peak is the best case of one shape;
+    attention with 32-dim heads runs several times slower per FLOP on these CPUs, so the
+    model's own mix has a lower ceiling than any single linear.
+    """
+    import torch
+    import torch.nn.functional as F
+
+    torch.set_num_threads(threads)
+    d, ff = int(config.hidden_size), int(config.intermediate_size)
+    heads, layers = int(config.num_attention_heads), int(config.num_hidden_layers)
+    rows = batch * length
+    linears = {"projection": (d, d, 4), "ffn_in": (d, ff, 1), "ffn_out": (ff, d, 1)}
+    rates: dict[str, float] = {}
+    seconds = 0.0
+    for name, (fan_in, fan_out, count) in linears.items():
+        rates[name] = measure_peak(threads, "bfloat16", rows, fan_in, fan_out, reps=reps)
+        seconds += count * 2 * rows * fan_in * fan_out / (rates[name] * 1e9)
+    q, k, v = (torch.randn(batch, heads, length, d // heads, dtype=torch.bfloat16) for _ in "qkv")
+    with torch.inference_mode():
+        F.scaled_dot_product_attention(q, k, v)
+        attention_s = timed(lambda: F.scaled_dot_product_attention(q, k, v), reps)
+    attention_flops = 4 * batch * length * length * d
+    rates["attention"] = attention_flops / attention_s / 1e9
+    seconds = layers * (seconds + attention_s)
+    total = encoder_flops(config, length)["total"] * batch
+    return {
+        "shape": [batch, length],
+        "gflops_by_shape": {k: round(v) for k, v in rates.items()},
+        "bound_seconds": round(seconds, 4),
+        "bound_gflops": round(total / seconds / 1e9, 1),
+    }
 
 
 def measure_peaks(threads: int, rows: int, d: int, ff: int) -> dict[str, float]:
@@ -368,6 +448,11 @@ def main() -> int:
         help="what to measure; the other parts' results are kept from --out if it exists",
     )
     parser.add_argument("--quick", action="store_true", help="1 rep, smaller samples")
+    parser.add_argument(
+        "--compiled",
+        action="store_true",
+        help="also time the encoder under torch.compile (inductor, frozen weights) at 256 tokens",
+    )
     parser.add_argument("--out", type=Path, default=Path("bench/results/ux_judge.json"))
     args = parser.parse_args()
     if args.quick:
@@ -395,6 +480,7 @@ def main() -> int:
     d, ff = int(config.hidden_size), int(config.intermediate_size)
     rows = max(args.batches) * 256
     peaks_at_start = measure_peaks(args.threads, rows, d, ff)
+    bound_at_start = own_shapes_bound(args.threads, config, max(args.batches), 256)
 
     dialogues, labels = held_out()
     if "grid" in args.parts:
@@ -428,6 +514,33 @@ def main() -> int:
         f"(STACK.md: {STACK_BF16_PEAK_GFLOPS:.0f} / {STACK_FP32_PEAK_GFLOPS:.0f})"
     )
     add_efficiency(grid, peaks)
+    target = f"bfloat16/256/{max(args.batches)}"
+    if 256 in args.lengths:
+        bounds = [bound_at_start, own_shapes_bound(args.threads, config, max(args.batches), 256)]
+        bound = max(bounds, key=lambda b: b["bound_gflops"])
+        cells = {"eager": grid[target]}
+        if args.compiled:
+            cells["compiled"] = compiled_cell(encoder, pool, max(args.batches), args.reps)
+        results["efficiency_at_256_tokens"] = {
+            "own_shapes_bound": bound,
+            "own_shapes_bound_gflops_at_start_end": [b["bound_gflops"] for b in bounds],
+            **{
+                name: {
+                    "gflops": cell["gflops"],
+                    "share_of_ffn_shape_peak": round(cell["gflops"] / peaks["bfloat16"], 3),
+                    "share_of_own_shapes_bound": round(cell["gflops"] / bound["bound_gflops"], 3),
+                }
+                for name, cell in cells.items()
+            },
+            "ffn_shape_peak_share_of_bound": round(bound["bound_gflops"] / peaks["bfloat16"], 3),
+        }
+        for name in cells:
+            e = results["efficiency_at_256_tokens"][name]
+            print(
+                f"{name} {target}: {e['gflops']:.0f} GFLOP/s = {e['share_of_ffn_shape_peak']:.0%}"
+                f" of the FFN-shape peak, {e['share_of_own_shapes_bound']:.0%} of its own "
+                f"shapes' bound ({bound['bound_gflops']:.0f} GFLOP/s: {bound['gflops_by_shape']})"
+            )
     results["encoder_grid"] = grid
     results["encoder_grid_note"] = (
         "key dtype/tokens/batch; one forward + mean pooling at exactly `tokens` tokens per "

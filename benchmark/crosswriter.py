@@ -262,17 +262,16 @@ def run_grm(
     *,
     l2: float,
     resamples: int = 1000,
-    method: Method | None = None,
 ) -> dict[str, Any]:
-    """Leave-one-writer-out of the GRM's verdict head (or another `method` over the same
-    dialogues), trained on both tasks of the other writers. `states` / `base_margins` hold
-    the Task-1 dialogues, then each Task-3 context's fixing and non-fixing attempt (see
-    `grm_dialogues`)."""
+    """Leave-one-writer-out of the GRM's verdict head, trained on both tasks of the other
+    writers. `states` / `base_margins` hold the Task-1 dialogues, then each Task-3 context's
+    fixing and non-fixing attempt (see `grm_dialogues`)."""
     n1 = len(task1)
     labels = [r.item.label for r in task1] + [1, 0] * len(task3)
     writers = [r.writer for r in task1] + [r.writer for r in task3 for _ in (0, 1)]
-    fit = method or verdict_head_method(states, base_margins, labels, writers, l2)
-    result = leave_one_writer_out(writers, labels, fit)
+    result = leave_one_writer_out(
+        writers, labels, verdict_head_method(states, base_margins, labels, writers, l2)
+    )
     is1 = np.arange(len(labels)) < n1
     part1 = _task1_part(task1, subset(result, is1), resamples)
     recovery = subset(result, ~is1)

@@ -17,6 +17,7 @@ import typer
 
 from benchmark.errors import BenchmarkError
 from dashboards.errors import DashboardsError
+from dashboards.rules import RulesConfigError
 from scorer.errors import ScorerError, UnknownScorerError
 from stream.broker import BrokerError
 from stream.commands import (
@@ -30,6 +31,7 @@ from stream.commands import (
     judge,
     models,
     replay,
+    rules,
     serve,
 )
 from stream.reaction_model import ReactionModelError
@@ -75,6 +77,7 @@ app.add_typer(judge.app, name="judge")
 app.add_typer(grm.app, name="grm")
 app.add_typer(dashboards.app, name="dashboards")
 app.add_typer(events.app, name="events")
+app.add_typer(rules.app, name="rules")
 
 
 def _widen_help() -> None:
@@ -88,7 +91,7 @@ def _widen_help() -> None:
     rich_utils.MAX_WIDTH = HELP_WIDTH
 
 
-CONFIG_ERRORS = (UnknownScorerError, PatternError, ReactionModelError)
+CONFIG_ERRORS = (UnknownScorerError, PatternError, ReactionModelError, RulesConfigError)
 USER_ERRORS = (
     ScorerError,
     BenchmarkError,

@@ -7,6 +7,8 @@ operator turns each PrometheusRule into one rule file), not across files:
 
     python deploy/k8s/render_prometheusrule.py            # rewrite prometheusrule.yaml
     python deploy/k8s/render_prometheusrule.py --check    # exit 1 when it is stale
+    python deploy/k8s/render_prometheusrule.py --rules my-rules/rules --label release=mon \\
+        --out my-prometheusrule.yaml                     # rules from `uxmon rules render`
 """
 
 from __future__ import annotations
@@ -64,11 +66,22 @@ def load_groups(path: Path) -> list[dict[str, Any]]:
     return groups
 
 
-def prometheus_rule(name: str, groups: list[dict[str, Any]]) -> dict[str, Any]:
+# kube-prometheus-stack's Prometheus picks up only PrometheusRules labelled with its Helm
+# release (ruleSelector); this is the chart's usual release name. Pass --label
+# release=<yours> for another.
+SELECTOR_LABELS = {"release": "kube-prometheus-stack"}
+
+
+def prometheus_rule(
+    name: str, groups: list[dict[str, Any]], labels: dict[str, str] | None = None
+) -> dict[str, Any]:
     return {
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "PrometheusRule",
-        "metadata": {"name": name, "labels": {"app.kubernetes.io/name": "uxmon"}},
+        "metadata": {
+            "name": name,
+            "labels": {"app.kubernetes.io/name": "uxmon", **SELECTOR_LABELS, **(labels or {})},
+        },
         "spec": {"groups": groups},
     }
 
@@ -85,12 +98,12 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _BlockDumper.add_representer(str, _str)
 
 
-def render(rules_dir: Path = RULES_DIR) -> str:
+def render(rules_dir: Path = RULES_DIR, labels: dict[str, str] | None = None) -> str:
     """One PrometheusRule `uxmon-<file stem>` per rule file, as one multi-document YAML."""
     files = rule_files(rules_dir)
     if not files:
         raise RuleFileError(f"no rule files (*.yml) in {rules_dir}")
-    documents = [prometheus_rule(f"uxmon-{path.stem}", load_groups(path)) for path in files]
+    documents = [prometheus_rule(f"uxmon-{path.stem}", load_groups(path), labels) for path in files]
     body = yaml.dump_all(
         documents,
         Dumper=_BlockDumper,
@@ -107,8 +120,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rules", type=Path, default=RULES_DIR, help="rule files directory")
     parser.add_argument("--out", type=Path, default=OUTPUT, help="PrometheusRule to write")
     parser.add_argument("--check", action="store_true", help="only compare; exit 1 if stale")
+    parser.add_argument(
+        "--label",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="metadata label, e.g. release=<your kube-prometheus-stack release> (repeatable)",
+    )
     args = parser.parse_args(argv)
-    rendered = render(args.rules)
+    labels = dict(item.split("=", 1) for item in args.label if "=" in item)
+    if len(labels) != len(args.label):
+        parser.error("--label expects KEY=VALUE")
+    rendered = render(args.rules, labels)
     if args.check:
         current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
         if current != rendered:

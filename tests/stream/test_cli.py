@@ -5,10 +5,7 @@ in effect; options have one spelling; the docs name what the code has."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,20 +18,9 @@ from stream import cli
 from stream.commands.config import MASK, as_json, as_text, effective, is_secret, spelled
 from stream.commands.options import resolve_batch
 from stream.settings import OTHER_VARIABLES, Settings
+from tests.support.cli import uxmon
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def uxmon(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("UXMON_")}
-    return subprocess.run(
-        [sys.executable, "-m", "stream.cli", *args],
-        env={**clean, **env},
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_version() -> None:

@@ -1,0 +1,23 @@
+"""Run the installed command line as a user would: a fresh process, no UXMON_* settings of
+the test session's environment unless given."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def uxmon(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("UXMON_")}
+    return subprocess.run(
+        [sys.executable, "-m", "stream.cli", *args],
+        env={**clean, **env},
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
