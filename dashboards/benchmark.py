@@ -18,7 +18,7 @@ from dashboards.panels import (
     single_value,
 )
 from dashboards.promql import RANGE_WINDOW, eq, increase, matches, select, total
-from dashboards.vocabulary import TASK1
+from dashboards.vocabulary import JOB, TASK1
 from stream.metrics import (
     BENCHMARK_FAILURES,
     BENCHMARK_LAST_SUCCESS,
@@ -28,23 +28,25 @@ from stream.metrics import (
 
 UID = "uxmon-benchmark"
 
-_SCORER = matches("scorer", "$scorer")
+_FILTERS = (JOB, matches("scorer", "$scorer"))
 _PER_VERSION = ("scorer", "version", "task", "metric")
 _PER_VERSION_LEGEND = "{{scorer}} {{version}} {{task}} {{metric}}"
 
 
 def _validation(metric_pattern: str, *matchers: str) -> str:
-    chosen = select(BENCHMARK_METRIC, _SCORER, matches("metric", metric_pattern), *matchers)
+    chosen = select(BENCHMARK_METRIC, *_FILTERS, matches("metric", metric_pattern), *matchers)
     return total(chosen, *_PER_VERSION, how="max")
 
 
 def _task1(metric: str) -> str:
-    chosen = select(BENCHMARK_METRIC, _SCORER, eq("task", TASK1), eq("metric", metric))
+    chosen = select(BENCHMARK_METRIC, *_FILTERS, eq("task", TASK1), eq("metric", metric))
     return total(chosen, "scorer", "version", how="max")
 
 
 def _age() -> str:
-    return f"time() - {total(select(BENCHMARK_LAST_SUCCESS, _SCORER), 'scorer', 'task', how='max')}"
+    return (
+        f"time() - {total(select(BENCHMARK_LAST_SUCCESS, *_FILTERS), 'scorer', 'task', how='max')}"
+    )
 
 
 def build() -> Dashboard:
@@ -55,6 +57,7 @@ def build() -> Dashboard:
         "accuracy, calibration, and whether the runs succeed.",
     ).variables(
         datasource_variable(),
+        label_variable("job", "Scrape job", BENCHMARK_METRIC),
         label_variable("scorer", "Scorer", BENCHMARK_METRIC),
     )
 
@@ -118,7 +121,7 @@ def build() -> Dashboard:
             "Failed runs (whole range)",
             "Validation runs that failed over the selected range (logged, never fatal).",
             Query(
-                total(increase(BENCHMARK_FAILURES, _SCORER, window=RANGE_WINDOW)),
+                total(increase(BENCHMARK_FAILURES, *_FILTERS, window=RANGE_WINDOW)),
                 instant=True,
             ),
             unit=COUNT,
@@ -128,7 +131,7 @@ def build() -> Dashboard:
         single_value(
             "Longest last run",
             "Wall time of the slowest scorer and task's last validation run.",
-            Query(total(select(BENCHMARK_SECONDS, _SCORER), how="max")),
+            Query(total(select(BENCHMARK_SECONDS, *_FILTERS), how="max")),
             unit=SECONDS,
             width=THIRD,
         ),
@@ -143,7 +146,7 @@ def build() -> Dashboard:
             "Validation runs that failed in each interval, per scorer and task.",
             [
                 Query(
-                    total(increase(BENCHMARK_FAILURES, _SCORER), "scorer", "task"),
+                    total(increase(BENCHMARK_FAILURES, *_FILTERS), "scorer", "task"),
                     "{{scorer}} {{task}}",
                 )
             ],
@@ -155,7 +158,7 @@ def build() -> Dashboard:
             "Wall time of the last validation run, per scorer and task.",
             [
                 Query(
-                    total(select(BENCHMARK_SECONDS, _SCORER), "scorer", "task", how="max"),
+                    total(select(BENCHMARK_SECONDS, *_FILTERS), "scorer", "task", how="max"),
                     "{{scorer}} {{task}}",
                 )
             ],

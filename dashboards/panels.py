@@ -202,9 +202,10 @@ def datasource_variable() -> dashboard_builders.DatasourceVariable:
 
 
 def label_variable(
-    name: str, label: str, metric: str, *, include_all: bool = True
+    name: str, label: str, metric: str, *, include_all: bool = True, default: str | None = None
 ) -> dashboard_builders.QueryVariable:
-    """Values of `name` seen on `metric`; multi-select with an All that matches anything."""
+    """Values of `name` seen on `metric`; multi-select with an All that matches anything,
+    or (not `include_all`) one value, `default` until the user picks another."""
     variable = (
         dashboard_builders.QueryVariable(name)
         .id(name)
@@ -214,6 +215,10 @@ def label_variable(
         .refresh(models.VariableRefresh.ON_TIME_RANGE_CHANGED)
         .sort(models.VariableSort.ALPHABETICAL_ASC)
     )
+    if default is not None:
+        variable = variable.current(
+            models.VariableOption(selected=True, text=default, value=default)
+        )
     if include_all:
         # ".*" rather than Grafana's default (a regex of every value) keeps queries short and
         # matches values that appeared after the dashboard loaded.

@@ -29,9 +29,10 @@ from dashboards.promql import (
     quantile,
     rate,
     ratio,
+    select,
     total,
 )
-from dashboards.vocabulary import SCENARIO_ASSISTANT
+from dashboards.vocabulary import JOB, TRAFFIC
 from stream.metrics import (
     EPISODES_CLOSED,
     EPISODES_OPEN,
@@ -47,10 +48,8 @@ _QUANTILES = (0.5, 0.9, 0.99)
 
 def recovery_rate(*by: str, window: str = RATE_WINDOW) -> str:
     """Recovered episodes / all closed episodes (recovered, failed, gave_up)."""
-    recovered = rate(
-        EPISODES_CLOSED, eq("outcome", "recovered"), *SCENARIO_ASSISTANT, window=window
-    )
-    closed = rate(EPISODES_CLOSED, *SCENARIO_ASSISTANT, window=window)
+    recovered = rate(EPISODES_CLOSED, eq("outcome", "recovered"), *TRAFFIC, window=window)
+    closed = rate(EPISODES_CLOSED, *TRAFFIC, window=window)
     return ratio(total(recovered, *by), total(closed, *by))
 
 
@@ -66,6 +65,7 @@ def build() -> Dashboard:
         "a bad verdict) and closes within a few turns as recovered, failed or gave_up.",
     ).variables(
         datasource_variable(),
+        label_variable("job", "Scrape job", EPISODES_OPENED),
         label_variable("scenario", "Scenario", EPISODES_OPENED),
         label_variable("assistant", "Assistant", EPISODES_OPENED),
     )
@@ -81,7 +81,7 @@ def build() -> Dashboard:
         single_value(
             "Open episodes",
             "Episodes open now, summed over workers.",
-            Query(total(EPISODES_OPEN)),
+            Query(total(select(EPISODES_OPEN, JOB))),
             unit=COUNT,
             width=THIRD,
         ),
@@ -89,7 +89,7 @@ def build() -> Dashboard:
             "Episodes closed (whole range)",
             "Episodes closed over the selected time range, any outcome.",
             Query(
-                total(increase(EPISODES_CLOSED, *SCENARIO_ASSISTANT, window=RANGE_WINDOW)),
+                total(increase(EPISODES_CLOSED, *TRAFFIC, window=RANGE_WINDOW)),
                 instant=True,
             ),
             unit=COUNT,
@@ -114,7 +114,7 @@ def build() -> Dashboard:
             "Episodes closed per minute by outcome (recovered, failed, gave_up), stacked.",
             [
                 Query(
-                    per_minute(total(rate(EPISODES_CLOSED, *SCENARIO_ASSISTANT), "outcome")),
+                    per_minute(total(rate(EPISODES_CLOSED, *TRAFFIC), "outcome")),
                     "{{outcome}}",
                 )
             ],
@@ -128,7 +128,7 @@ def build() -> Dashboard:
             "explicit feedback, or a bad verdict.",
             [
                 Query(
-                    per_minute(total(rate(EPISODES_OPENED, *SCENARIO_ASSISTANT), "trigger")),
+                    per_minute(total(rate(EPISODES_OPENED, *TRAFFIC), "trigger")),
                     "{{trigger}}",
                 )
             ],
@@ -142,8 +142,11 @@ def build() -> Dashboard:
             "Time to recover",
             _unlabelled("From the episode opening to the reply that recovered it (event time)."),
             [
-                *(Query(quantile(q, RECOVERY_SECONDS), f"p{round(q * 100)}") for q in _QUANTILES),
-                Query(mean(RECOVERY_SECONDS), "mean"),
+                *(
+                    Query(quantile(q, RECOVERY_SECONDS, matchers=(JOB,)), f"p{round(q * 100)}")
+                    for q in _QUANTILES
+                ),
+                Query(mean(RECOVERY_SECONDS, matchers=(JOB,)), "mean"),
             ],
             unit=SECONDS,
         ),
@@ -151,15 +154,18 @@ def build() -> Dashboard:
             "Turns to recover",
             _unlabelled("Assistant turns from the episode opening to the reply that recovered it."),
             [
-                *(Query(quantile(q, RECOVERY_TURNS), f"p{round(q * 100)}") for q in _QUANTILES),
-                Query(mean(RECOVERY_TURNS), "mean"),
+                *(
+                    Query(quantile(q, RECOVERY_TURNS, matchers=(JOB,)), f"p{round(q * 100)}")
+                    for q in _QUANTILES
+                ),
+                Query(mean(RECOVERY_TURNS, matchers=(JOB,)), "mean"),
             ],
             unit=COUNT,
         ),
         graph(
             "Open episodes by worker",
             "Episodes held open in each worker's state.",
-            [Query(total(EPISODES_OPEN, "instance"), "{{instance}}")],
+            [Query(total(select(EPISODES_OPEN, JOB), "instance"), "{{instance}}")],
             unit=COUNT,
             width=FULL,
         ),

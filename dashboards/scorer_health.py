@@ -22,7 +22,6 @@ from dashboards.panels import (
 )
 from dashboards.promql import (
     increase,
-    matches,
     mean,
     per_minute,
     quantile,
@@ -31,6 +30,7 @@ from dashboards.promql import (
     select,
     total,
 )
+from dashboards.vocabulary import JOB
 from stream.metrics import (
     ASSIGNED_PARTITIONS,
     ASSIGNMENTS,
@@ -58,7 +58,6 @@ from stream.metrics import (
 UID = "uxmon-scorer-health"
 
 WORKER_INFO = f"{WORKER}_info"  # an Info metric is exposed with the _info suffix
-_JOB = matches("job", "$job")
 # Prometheus' own per-target health series (1 when the last scrape succeeded).
 _SCRAPE_UP = "up"
 
@@ -66,7 +65,7 @@ _SCRAPE_UP = "up"
 def _quantiles(histogram: str, *by: str, qs: tuple[float, ...] = (0.5, 0.9, 0.99)) -> list[Query]:
     prefix = "".join(f"{{{{{label}}}}} " for label in by)
     return [
-        Query(quantile(q, histogram, *by, matchers=(_JOB,)), f"{prefix}p{round(q * 100)}")
+        Query(quantile(q, histogram, *by, matchers=(JOB,)), f"{prefix}p{round(q * 100)}")
         for q in qs
     ]
 
@@ -87,7 +86,7 @@ def build() -> Dashboard:
             "Turns scored per second",
             "Assistant turns scored per second, by scorer. ux_judge scores every assistant "
             "turn; grm only the cascade's subset.",
-            [Query(total(rate(TURNS_SCORED, _JOB), "scorer"), "{{scorer}}")],
+            [Query(total(rate(TURNS_SCORED, JOB), "scorer"), "{{scorer}}")],
             unit=PER_SECOND,
         ),
         graph(
@@ -95,23 +94,23 @@ def build() -> Dashboard:
             "Records read from the turns topic, and records skipped as already applied "
             "(replays after a restart or rebalance).",
             [
-                Query(total(rate(EVENTS_CONSUMED, _JOB)), "consumed"),
-                Query(total(rate(EVENTS_REDELIVERED, _JOB)), "redelivered (skipped)"),
-                Query(total(rate(UNKNOWN_FIELDS, _JOB)), "unknown fields ignored"),
+                Query(total(rate(EVENTS_CONSUMED, JOB)), "consumed"),
+                Query(total(rate(EVENTS_REDELIVERED, JOB)), "redelivered (skipped)"),
+                Query(total(rate(UNKNOWN_FIELDS, JOB)), "unknown fields ignored"),
             ],
             unit=PER_SECOND,
         ),
         graph(
             "Scorer errors per minute",
             "Turns a scorer failed on (backend down, model error), by scorer.",
-            [Query(per_minute(total(rate(SCORER_ERRORS, _JOB), "scorer")), "{{scorer}}")],
+            [Query(per_minute(total(rate(SCORER_ERRORS, JOB), "scorer")), "{{scorer}}")],
             unit=PER_MINUTE,
         ),
         graph(
             "Dead letters per minute by reason",
             "Records sent to the dead-letter topic (invalid records), by reason; see "
             "docs/events.md for the reasons.",
-            [Query(per_minute(total(rate(EVENTS_REJECTED, _JOB), "reason")), "{{reason}}")],
+            [Query(per_minute(total(rate(EVENTS_REJECTED, JOB), "reason")), "{{reason}}")],
             unit=PER_MINUTE,
             stacked=True,
         ),
@@ -136,7 +135,7 @@ def build() -> Dashboard:
             "Assistant turns per scoring batch (larger batches mean the worker is busy).",
             [
                 *_quantiles(BATCH_SIZE, qs=(0.5, 0.9)),
-                Query(mean(BATCH_SIZE, matchers=(_JOB,)), "mean"),
+                Query(mean(BATCH_SIZE, matchers=(JOB,)), "mean"),
             ],
             unit=COUNT,
         ),
@@ -144,19 +143,19 @@ def build() -> Dashboard:
             "Consumer lag by partition",
             "Records behind the high-water mark, per turns-topic partition (the largest "
             "value any worker reports, as a partition may just have moved).",
-            [Query(total(select(CONSUMER_LAG, _JOB), "partition", how="max"), "{{partition}}")],
+            [Query(total(select(CONSUMER_LAG, JOB), "partition", how="max"), "{{partition}}")],
             unit=COUNT,
         ),
     )
 
-    verdicts = total(rate(GRM_VERDICTS, _JOB))
-    skipped = total(rate(GRM_SKIPPED, _JOB))
+    verdicts = total(rate(GRM_VERDICTS, JOB))
+    skipped = total(rate(GRM_SKIPPED, JOB))
     board.row("GRM cascade and budget").add(
         graph(
             "GRM verdicts by reason",
             "Turns the GRM scored per minute, by why they were chosen: recovery turns, "
             "turns the UX-Judge was unsure of, and a random sample.",
-            [Query(per_minute(total(rate(GRM_VERDICTS, _JOB), "reason")), "{{reason}}")],
+            [Query(per_minute(total(rate(GRM_VERDICTS, JOB), "reason")), "{{reason}}")],
             unit=PER_MINUTE,
             stacked=True,
         ),
@@ -164,7 +163,7 @@ def build() -> Dashboard:
             "GRM skips by reason",
             "Assistant turns the GRM did not score per minute: confident (not needed), "
             "budget (bucket empty), queue_full, failed.",
-            [Query(per_minute(total(rate(GRM_SKIPPED, _JOB), "reason")), "{{reason}}")],
+            [Query(per_minute(total(rate(GRM_SKIPPED, JOB), "reason")), "{{reason}}")],
             unit=PER_MINUTE,
             stacked=True,
         ),
@@ -179,7 +178,7 @@ def build() -> Dashboard:
             "GRM budget tokens",
             "GRM verdicts available now in each worker's token bucket; at 0 the cascade "
             "skips turns for budget.",
-            [Query(total(select(GRM_BUDGET, _JOB), "instance"), "{{instance}}")],
+            [Query(total(select(GRM_BUDGET, JOB), "instance"), "{{instance}}")],
             unit=COUNT,
         ),
         graph(
@@ -187,7 +186,7 @@ def build() -> Dashboard:
             "Each worker's circuit breaker to the GRM server: 0 closed, 1 half-open (one "
             "trial call), 2 open (calls refused until the cool-down ends). A local model "
             "stays at 0.",
-            [Query(total(select(GRM_BACKEND_STATE, _JOB), "instance"), "{{instance}}")],
+            [Query(total(select(GRM_BACKEND_STATE, JOB), "instance"), "{{instance}}")],
             unit=COUNT,
         ),
     )
@@ -196,7 +195,7 @@ def build() -> Dashboard:
         single_value(
             "Workers up",
             "Scrape targets of the selected job whose last scrape succeeded.",
-            Query(total(select(_SCRAPE_UP, _JOB))),
+            Query(total(select(_SCRAPE_UP, JOB))),
             unit=COUNT,
             width=THIRD,
         ),
@@ -204,21 +203,21 @@ def build() -> Dashboard:
             "Assigned partitions",
             "Turns-topic partitions owned by all workers together (should equal the "
             "topic's partition count).",
-            Query(total(select(ASSIGNED_PARTITIONS, _JOB))),
+            Query(total(select(ASSIGNED_PARTITIONS, JOB))),
             unit=COUNT,
             width=THIRD,
         ),
         single_value(
             "Conversations in state",
             "Conversations held in all workers' state.",
-            Query(total(select(CONVERSATIONS, _JOB))),
+            Query(total(select(CONVERSATIONS, JOB))),
             unit=COUNT,
             width=THIRD,
         ),
         graph(
             "Assigned partitions by worker",
             "Partitions each worker owns now.",
-            [Query(total(select(ASSIGNED_PARTITIONS, _JOB), "instance"), "{{instance}}")],
+            [Query(total(select(ASSIGNED_PARTITIONS, JOB), "instance"), "{{instance}}")],
             unit=COUNT,
         ),
         graph(
@@ -228,10 +227,10 @@ def build() -> Dashboard:
             "around a rebalance, and jumps to the log start over records retention "
             "deleted before they were applied (any is data loss: raise retention).",
             [
-                Query(total(increase(ASSIGNMENTS, _JOB), "instance"), "{{instance}} assignments"),
-                Query(total(increase(REREADS, _JOB), "instance"), "{{instance}} re-reads"),
+                Query(total(increase(ASSIGNMENTS, JOB), "instance"), "{{instance}} assignments"),
+                Query(total(increase(REREADS, JOB), "instance"), "{{instance}} re-reads"),
                 Query(
-                    total(increase(OFFSET_RESETS, _JOB), "instance"),
+                    total(increase(OFFSET_RESETS, JOB), "instance"),
                     "{{instance}} retention resets",
                 ),
             ],
@@ -242,9 +241,9 @@ def build() -> Dashboard:
             "Conversations in state and evictions",
             "Conversations each worker holds, and idle conversations evicted per minute.",
             [
-                Query(total(select(CONVERSATIONS, _JOB), "instance"), "{{instance}} held"),
+                Query(total(select(CONVERSATIONS, JOB), "instance"), "{{instance}} held"),
                 Query(
-                    per_minute(total(rate(EVICTED, _JOB), "instance")),
+                    per_minute(total(rate(EVICTED, JOB), "instance")),
                     "{{instance}} evicted/min",
                 ),
             ],
@@ -253,7 +252,7 @@ def build() -> Dashboard:
         label_table(
             "Worker versions",
             "Each worker's build version and scorer versions.",
-            Query(select(WORKER_INFO, _JOB), instant=True, as_table=True),
+            Query(select(WORKER_INFO, JOB), instant=True, as_table=True),
             hidden=("Time", "Value", "__name__"),
         ),
     )

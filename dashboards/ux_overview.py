@@ -43,8 +43,9 @@ from dashboards.vocabulary import (
     CONTENT_REACTIONS,
     DISSATISFIED_FEEDBACK,
     GOOD,
-    SCENARIO_ASSISTANT,
+    JOB,
     TASK1,
+    TRAFFIC,
     UX_JUDGE,
 )
 from stream.metrics import (
@@ -59,11 +60,13 @@ from stream.metrics import (
 
 UID = "uxmon-ux-overview"
 
-_JUDGE = (eq("scorer", UX_JUDGE), *SCENARIO_ASSISTANT)
+# The scorer the dissatisfaction rate reads: the dashboard's $scorer (default: the UX-Judge).
+SCORER = eq("scorer", "$scorer")
+_JUDGE = (SCORER, *TRAFFIC)
 
 
 def raw_dissatisfaction(*by: str, window: str = RATE_WINDOW) -> str:
-    """Share of ux_judge verdicts that are bad, per `by` labels."""
+    """Share of the chosen scorer's verdicts that are bad, per `by` labels."""
     bad = total(rate(TURNS_SCORED, *_JUDGE, eq("verdict", BAD), window=window), *by)
     scored = total(rate(TURNS_SCORED, *_JUDGE, window=window), *by)
     return ratio(bad, scored)
@@ -71,14 +74,14 @@ def raw_dissatisfaction(*by: str, window: str = RATE_WINDOW) -> str:
 
 def _benchmark_rate(metric: str) -> str:
     # avg: during a rolling deploy two workers may report different scorer versions.
-    chosen = (eq("scorer", UX_JUDGE), eq("task", TASK1), eq("metric", metric))
+    chosen = (SCORER, JOB, eq("task", TASK1), eq("metric", metric))
     return total(select(BENCHMARK_METRIC, *chosen), how="avg")
 
 
 def corrected_dissatisfaction(*by: str, window: str = RATE_WINDOW) -> str:
     """Rogan–Gladen: (raw + spec − 1) / (sens + spec − 1), clamped to [0, 1], with
-    sens = Bad-Acc and spec = Good-Acc of ux_judge's last Task-1 validation. Empty (no data)
-    while no validation has run or when sens + spec − 1 ≤ 0 (the scorer is no better than
+    sens = Bad-Acc and spec = Good-Acc of the chosen scorer's last Task-1 validation. Empty
+    (no data) while no validation has run or when sens + spec − 1 ≤ 0 (the scorer is no better than
     chance, so the observed rate says nothing)."""
     sensitivity, specificity = _benchmark_rate("bad_acc"), _benchmark_rate("good_acc")
     join = " on() group_left() " if by else " "
@@ -92,52 +95,56 @@ def corrected_dissatisfaction(*by: str, window: str = RATE_WINDOW) -> str:
 def _verdict_of_record_share(matcher: str) -> str:
     """Share of assistant turns whose verdict of record matches `matcher`."""
     return ratio(
-        total(rate(TURN_VERDICTS, matcher, *SCENARIO_ASSISTANT)),
-        total(rate(TURN_VERDICTS, *SCENARIO_ASSISTANT)),
+        total(rate(TURN_VERDICTS, matcher, *TRAFFIC)),
+        total(rate(TURN_VERDICTS, *TRAFFIC)),
     )
 
 
 def _reaction_dissatisfaction(window: str = RATE_WINDOW) -> str:
-    unhappy = rate(
-        REACTIONS, not_matches("reaction", CONTENT_REACTIONS), *SCENARIO_ASSISTANT, window=window
-    )
-    return ratio(total(unhappy), total(rate(REACTIONS, *SCENARIO_ASSISTANT, window=window)))
+    unhappy = rate(REACTIONS, not_matches("reaction", CONTENT_REACTIONS), *TRAFFIC, window=window)
+    return ratio(total(unhappy), total(rate(REACTIONS, *TRAFFIC, window=window)))
 
 
 def _judge_reaction_agreement() -> str:
     agree = (
-        f"{rate(JUDGE_REACTION_PAIRS, eq('verdict', BAD), eq('dissatisfied', 'true'))}"
-        f" or {rate(JUDGE_REACTION_PAIRS, eq('verdict', GOOD), eq('dissatisfied', 'false'))}"
+        f"{rate(JUDGE_REACTION_PAIRS, JOB, eq('verdict', BAD), eq('dissatisfied', 'true'))}"
+        f" or {rate(JUDGE_REACTION_PAIRS, JOB, eq('verdict', GOOD), eq('dissatisfied', 'false'))}"
     )
-    return ratio(total(agree, "scorer"), total(rate(JUDGE_REACTION_PAIRS), "scorer"))
+    return ratio(total(agree, "scorer"), total(rate(JUDGE_REACTION_PAIRS, JOB), "scorer"))
 
 
 def build() -> Dashboard:
     board = Board(
         UID,
         "uxmon / UX overview",
-        "How dissatisfied users are and how they show it. Scenario and assistant filters "
-        "apply to every panel whose metric carries those labels.",
+        "How dissatisfied users are and how they show it. The dissatisfaction rates read the "
+        "scorer chosen above (the UX-Judge unless you run your own); job, scenario and "
+        "assistant filters apply to every panel whose metric carries those labels.",
     ).variables(
         datasource_variable(),
+        label_variable("job", "Scrape job", TURNS_SCORED),
         label_variable("scenario", "Scenario", TURNS_SCORED),
         label_variable("assistant", "Assistant", TURNS_SCORED),
         label_variable(
-            "scorer", "Scorer (score heatmap)", histogram_count(SCORE), include_all=False
+            "scorer",
+            "Scorer (rates, heatmap)",
+            histogram_count(SCORE),
+            include_all=False,
+            default=UX_JUDGE,
         ),
     )
 
     board.row("Dissatisfaction").add(
         single_value(
             "Dissatisfied (raw, whole range)",
-            "Share of assistant turns the UX-Judge rated bad over the selected time range.",
+            "Share of assistant turns the chosen scorer rated bad over the selected time range.",
             Query(raw_dissatisfaction(window=RANGE_WINDOW), instant=True),
             unit=RATIO,
             width=QUARTER,
         ),
         single_value(
             "Dissatisfied (corrected, whole range)",
-            "The raw share corrected for the UX-Judge's known errors (Rogan–Gladen with "
+            "The raw share corrected for the chosen scorer's known errors (Rogan–Gladen with "
             "Bad-Acc as sensitivity and Good-Acc as specificity from its last Task-1 "
             "validation run). Empty until a validation has run, or when Bad-Acc + Good-Acc "
             "- 1 <= 0 (the judge is no better than chance).",
@@ -158,7 +165,9 @@ def build() -> Dashboard:
             "thumbs_down + regenerate events over the selected range. Not filtered.",
             Query(
                 total(
-                    increase(FEEDBACK, matches("kind", DISSATISFIED_FEEDBACK), window=RANGE_WINDOW)
+                    increase(
+                        FEEDBACK, JOB, matches("kind", DISSATISFIED_FEEDBACK), window=RANGE_WINDOW
+                    )
                 ),
                 instant=True,
             ),
@@ -167,8 +176,8 @@ def build() -> Dashboard:
         ),
         graph(
             "Dissatisfaction rate: raw vs corrected",
-            "Raw: share of ux_judge verdicts that are bad. Corrected: Rogan–Gladen estimate of "
-            "the true share (see the stat above).",
+            "Raw: share of the chosen scorer's verdicts that are bad. Corrected: Rogan–Gladen "
+            "estimate of the true share (see the stat above).",
             [
                 Query(raw_dissatisfaction(), "raw"),
                 Query(corrected_dissatisfaction(), "corrected"),
@@ -187,7 +196,7 @@ def build() -> Dashboard:
                 Query(_verdict_of_record_share(eq("verdict", BAD)), "bad"),
                 # every verdict of record not the judge's, whatever the GRM is called
                 Query(
-                    _verdict_of_record_share(not_matches("decided_by", UX_JUDGE)),
+                    _verdict_of_record_share(not_matches("decided_by", "$scorer")),
                     "decided by the GRM",
                 ),
             ],
@@ -204,14 +213,14 @@ def build() -> Dashboard:
         ),
         graph(
             "Raw dissatisfaction by scenario",
-            "Share of ux_judge verdicts that are bad, per scenario.",
+            "Share of the chosen scorer's verdicts that are bad, per scenario.",
             [Query(raw_dissatisfaction("scenario"), "{{scenario}}")],
             unit=RATIO,
             max_value=1,
         ),
         graph(
             "Raw dissatisfaction by assistant",
-            "Share of ux_judge verdicts that are bad, per assistant (the first "
+            "Share of the chosen scorer's verdicts that are bad, per assistant (the first "
             "UXMON_LABEL_VALUES_MAX assistant ids; the rest are 'other'). The assistant's "
             "model version is not a label today, so a model rollout shows only as a change "
             "over time here.",
@@ -229,7 +238,7 @@ def build() -> Dashboard:
             "no_follow_up. Per minute, stacked.",
             [
                 Query(
-                    per_minute(total(rate(REACTIONS, *SCENARIO_ASSISTANT), "reaction")),
+                    per_minute(total(rate(REACTIONS, *TRAFFIC), "reaction")),
                     "{{reaction}}",
                 )
             ],
@@ -239,10 +248,10 @@ def build() -> Dashboard:
         graph(
             "Dissatisfied by reaction vs by judge",
             "Two views of the same thing: the share of reactions that show dissatisfaction, "
-            "and the share of turns the UX-Judge rated bad.",
+            "and the share of turns the chosen scorer rated bad.",
             [
                 Query(_reaction_dissatisfaction(), "reactions"),
-                Query(raw_dissatisfaction(), "ux_judge"),
+                Query(raw_dissatisfaction(), "$scorer"),
             ],
             unit=RATIO,
             max_value=1,
@@ -251,7 +260,7 @@ def build() -> Dashboard:
             "Explicit feedback by kind",
             "Feedback events (thumbs_up, thumbs_down, regenerate, copy, share, stop) per "
             "minute. Not labelled by scenario or assistant, so the filters do not apply.",
-            [Query(per_minute(total(rate(FEEDBACK), "kind")), "{{kind}}")],
+            [Query(per_minute(total(rate(FEEDBACK, JOB), "kind")), "{{kind}}")],
             unit=PER_MINUTE,
             stacked=True,
         ),
@@ -272,7 +281,10 @@ def build() -> Dashboard:
             "Median and 10th/90th percentiles of P(user satisfied) per scorer. GRM scores "
             "cluster near 0.5 (weakly confident), so its spread is narrow by nature.",
             [
-                Query(quantile(q, SCORE, "scorer"), f"{{{{scorer}}}} p{round(q * 100)}")
+                Query(
+                    quantile(q, SCORE, "scorer", matchers=(JOB,)),
+                    f"{{{{scorer}}}} p{round(q * 100)}",
+                )
                 for q in (0.1, 0.5, 0.9)
             ],
             unit=RATIO,
@@ -282,7 +294,7 @@ def build() -> Dashboard:
             "Score distribution ($scorer)",
             "How many turns fell in each score bucket over time, for the scorer chosen above.",
             Query(
-                total(rate(bucket(SCORE), eq("scorer", "$scorer")), "le"),
+                total(rate(bucket(SCORE), SCORER, JOB), "le"),
                 "{{le}}",
                 as_heatmap=True,
             ),

@@ -19,5 +19,9 @@ CONTENT_REACTIONS = "satisfied|no_follow_up"
 #: Explicit feedback kinds that count as dissatisfaction.
 DISSATISFIED_FEEDBACK = "thumbs_down|regenerate"
 
-#: Matchers for the scenario and assistant template variables.
-SCENARIO_ASSISTANT = (matches("scenario", "$scenario"), matches("assistant", "$assistant"))
+#: The scrape-job template variable's matcher: every dashboard filters by job, so one
+#: Prometheus can hold several uxmon deployments (staging and production) apart.
+JOB = matches("job", "$job")
+#: Matchers for the job, scenario and assistant template variables (metrics with scenario
+#: and assistant labels).
+TRAFFIC = (JOB, matches("scenario", "$scenario"), matches("assistant", "$assistant"))

@@ -154,10 +154,13 @@ def test_corrected_rate_is_rogan_gladen(prometheus: Prometheus) -> None:
     # A window over all the traffic: the counters stopped when feeding ended, and this test
     # may run long after (a 15 s window would then hold no increase).
     whole = "1h"
-    raw = prometheus.query(substitute(ux_overview.raw_dissatisfaction(window=whole)))
-    corrected = prometheus.query(substitute(ux_overview.corrected_dissatisfaction(window=whole)))
+    uid = ux_overview.UID  # its $scorer picks the scorer the rates read
+    raw = prometheus.query(substitute(ux_overview.raw_dissatisfaction(window=whole), uid))
+    corrected = prometheus.query(
+        substitute(ux_overview.corrected_dissatisfaction(window=whole), uid)
+    )
     by_scenario = prometheus.query(
-        substitute(ux_overview.corrected_dissatisfaction("scenario", window=whole))
+        substitute(ux_overview.corrected_dissatisfaction("scenario", window=whole), uid)
     )
     expected = rogan_gladen(BAD_SHARE, BAD_ACC, GOOD_ACC).prevalence
     assert expected is not None
