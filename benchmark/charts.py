@@ -36,10 +36,14 @@ def _text(
     size: int = 11,
     colour: str = _INK,
     weight: str = "normal",
+    halo: bool = False,
 ) -> str:
+    # A halo (a white outline painted under the glyphs) keeps a label readable where a
+    # line crosses it.
+    outline = " stroke='white' stroke-width='3' paint-order='stroke'" if halo else ""
     return (
         f"<text x='{_f(x)}' y='{_f(y)}' font-size='{size}' fill='{colour}' "
-        f"text-anchor='{anchor}' font-weight='{weight}'>{escape(body)}</text>"
+        f"text-anchor='{anchor}' font-weight='{weight}'{outline}>{escape(body)}</text>"
     )
 
 
@@ -156,6 +160,12 @@ def bars(rows: Sequence[Bar], *, reference: float | None = None) -> str:
             f"<line x1='{_f(x)}' y1='{top}' x2='{_f(x)}' y2='{_f(height - 20)}' stroke='{_GRID}'/>"
         )
         body.append(_text(x, height - 6, f"{i * 20}%", anchor="middle", size=10, colour=_MUTED))
+    if reference is not None and not math.isnan(reference):  # under the bars and labels
+        x = label_w + bar_w * reference
+        body.append(
+            f"<line x1='{_f(x)}' y1='{top - 4}' x2='{_f(x)}' y2='{_f(height - 20)}' "
+            f"stroke='{_INK}' stroke-dasharray='3 3'/>"
+        )
     for row_index, row in enumerate(rows):
         y = top + row_index * row_h
         label = row.label if len(row.label) <= 34 else row.label[:33] + "…"
@@ -168,19 +178,16 @@ def bars(rows: Sequence[Bar], *, reference: float | None = None) -> str:
                 f"<title>{escape(f'{row.label}: {shown} of {row.n}')}</title></rect>"
             )
         end = label_w + bar_w * (0 if math.isnan(row.value) else row.value)
-        body.append(_text(end + 6, y + 15, f"{shown} · n={row.n}", size=10, colour=_MUTED))
-    if reference is not None and not math.isnan(reference):
-        x = label_w + bar_w * reference
         body.append(
-            f"<line x1='{_f(x)}' y1='{top - 4}' x2='{_f(x)}' y2='{_f(height - 20)}' "
-            f"stroke='{_INK}' stroke-dasharray='3 3'/>"
+            _text(end + 6, y + 15, f"{shown} · n={row.n}", size=10, colour=_MUTED, halo=True)
         )
     return _svg(label_w + bar_w + 110, height, "bar chart", body)
 
 
 def histogram(series: Mapping[str, tuple[Sequence[float], str]], n_bins: int = 20) -> str:
-    """Overlaid histograms of scores in [0, 1], each as a share of its own series so that
-    classes of different sizes compare; a dashed line marks 0.5."""
+    """Histograms of scores in [0, 1], each as a share of its own series so that classes of
+    different sizes compare, side by side within each bin (overlaid translucent bars blend
+    into a third colour); a dashed line marks 0.5."""
     shares: dict[str, list[float]] = {}
     for name, (values, _) in series.items():
         counts = [0] * n_bins
@@ -192,15 +199,17 @@ def histogram(series: Mapping[str, tuple[Sequence[float], str]], n_bins: int = 2
     y_max = next(top for top in _NICE_TOPS if top >= peak)  # five ticks at round values
     frame = _Frame(52, 44, 400, 250)  # the legend sits above the plot
     body = frame.axes("P(satisfied)", "share of the series' items", y_max, y_pct=True)
-    for name, (_, colour) in series.items():
+    slots = max(len(series), 1)
+    for slot, (name, (_, colour)) in enumerate(series.items()):
         for i, share in enumerate(shares[name]):
             if not share:
                 continue
             x0, x1 = frame.x(i / n_bins), frame.x((i + 1) / n_bins)
+            width = (x1 - x0 - 1) / slots
             y = frame.y(share / y_max)
             body.append(
-                f"<rect x='{_f(x0 + 0.5)}' y='{_f(y)}' width='{_f(x1 - x0 - 1)}' "
-                f"height='{_f(frame.y(0) - y)}' fill='{colour}' fill-opacity='0.45'>"
+                f"<rect x='{_f(x0 + 0.5 + slot * width)}' y='{_f(y)}' width='{_f(width)}' "
+                f"height='{_f(frame.y(0) - y)}' fill='{colour}' fill-opacity='0.85'>"
                 f"<title>{escape(f'{name}: {share * 100:.1f}%')}</title></rect>"
             )
     body.append(
@@ -210,7 +219,7 @@ def histogram(series: Mapping[str, tuple[Sequence[float], str]], n_bins: int = 2
     for i, (name, (values, colour)) in enumerate(series.items()):
         y = 14 + 15 * i
         body.append(
-            f"<rect x='300' y='{y - 9}' width='10' height='10' fill='{colour}' fill-opacity='0.6'/>"
+            f"<rect x='300' y='{y - 9}' width='10' height='10' fill='{colour}'/>"
         )
         body.append(_text(315, y, f"{name} (n={len(values)})", size=10))
     return _svg(470, 336, "score histogram", body)

@@ -18,7 +18,7 @@ from typing import Any
 from benchmark import charts
 from benchmark.errors import BenchmarkError
 from benchmark.metrics import LIKED
-from benchmark.result import Metric, Report
+from benchmark.result import ItemResult, Metric, Report
 
 _LABELS = {
     "avg_acc": "Avg-Acc",
@@ -90,13 +90,26 @@ class ReportWriteError(BenchmarkError):
     """An output path the report cannot be written to."""
 
 
-def write_report(report: Report, out: str | os.PathLike[str]) -> list[Path]:
-    """Write `out` (must end in .json) and the .md and .html beside it; returns the paths."""
+# What a misjudged item shows of its text when asked to: the user's message and the
+# reply's start, each cut to this many characters.
+TEXT_CHARS = 200
+MISJUDGED = 10  # items in the "most confidently wrong" table
+
+Texts = dict[str, tuple[str, str]]  # cid -> (user message, reply)
+
+
+def write_report(
+    report: Report, out: str | os.PathLike[str], texts: Texts | None = None
+) -> list[Path]:
+    """Write `out` (must end in .json) and the .md and .html beside it; returns the paths.
+
+    `texts` puts the misjudged items' text into the .md and .html (ids are always there);
+    report.json never holds text."""
     json_path = Path(out)
     if json_path.suffix.lower() != ".json":
         raise ReportWriteError(f"expected an output path ending in .json, got {json_path.name!r}")
     paths = [json_path, json_path.with_suffix(".md"), json_path.with_suffix(".html")]
-    contents = [report.to_json(), markdown(report), html(report)]
+    contents = [report.to_json(), markdown(report, texts), html(report, texts)]
     try:
         json_path.parent.mkdir(parents=True, exist_ok=True)
         for path, content in zip(paths, contents, strict=True):
@@ -173,6 +186,48 @@ def _column_label(report: Report, key: str) -> str:
     return _COLUMN_LABELS.get(key, key)
 
 
+def misjudged(report: Report, limit: int = MISJUDGED) -> list[ItemResult]:
+    """The labelled items the scorer got wrong, most confident first (furthest from 0.5)."""
+    wrong = [
+        i
+        for i in report.items
+        if i.label is not None and i.outcome == 0 and i.status == "scored" and i.score is not None
+    ]
+    return sorted(wrong, key=lambda i: (-abs((i.score or 0.0) - 0.5), i.cid))[:limit]
+
+
+def _misjudged_rows(report: Report, texts: Texts | None) -> tuple[list[str], list[list[str]]]:
+    header = ["cid", "label", "P(satisfied)", "verdict", "scenario", "dimension"]
+    if texts is not None:
+        header += ["user message", "reply"]
+    rows = []
+    for item in misjudged(report):
+        row = [
+            item.cid,
+            "liked" if item.label == LIKED else "disliked",
+            _value("score", item.score),
+            item.verdict or "",
+            item.groups.get("scenario", ""),
+            item.groups.get("dimension", ""),
+        ]
+        if texts is not None:
+            message, reply = texts.get(item.cid, ("", ""))
+            row += [_cut(message), _cut(reply)]
+        rows.append(row)
+    return header, rows
+
+
+def _cut(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= TEXT_CHARS else flat[: TEXT_CHARS - 1] + "…"
+
+
+_MISJUDGED_NOTE = (
+    "Labelled items the scorer got wrong, furthest from 0.5 first. Ids only; "
+    "`uxmon bench --show-text` adds the message and the reply's start."
+)
+
+
 def _failures(report: Report) -> list[tuple[str, int]]:
     return sorted(report.errors.items())
 
@@ -194,7 +249,7 @@ def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]
     return out
 
 
-def markdown(report: Report) -> str:
+def markdown(report: Report, texts: Texts | None = None) -> str:
     lines = [f"# UXBench {_title(report)}", ""]
     lines.append(
         f"Task version {report.task_version} · {report.n} items · created {report.created} · "
@@ -248,6 +303,10 @@ def markdown(report: Report) -> str:
                 for b in report.reliability
             ],
         )
+    header, wrong = _misjudged_rows(report, texts)
+    if wrong:
+        lines += ["", "## Most confidently wrong", "", _MISJUDGED_NOTE, ""]
+        lines += _md_table(header, wrong)
     lines += ["", "## Scorer failures", ""]
     failures = _failures(report)
     lines += (
@@ -370,7 +429,7 @@ def _histogram(report: Report) -> str:
     return charts.histogram(series)
 
 
-def html(report: Report) -> str:
+def html(report: Report, texts: Texts | None = None) -> str:
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width,initial-scale=1'>",
@@ -410,6 +469,9 @@ def html(report: Report) -> str:
         title = f"{rate.capitalize()} by {_BREAKDOWN_TITLES.get(key, key)}"
         note = f"Dashed line: overall {rate}.{colour_note if key == 'dimension' else ''}"
         parts.append(_panel(title, _breakdown_chart(report, key), note))
+    header, wrong = _misjudged_rows(report, texts)
+    if wrong:
+        parts.append(_panel("Most confidently wrong", _html_table(header, wrong), _MISJUDGED_NOTE))
     parts.append(_details_html(report))
     parts.append(_footer_html(report))
     parts.append("</main></body></html>")

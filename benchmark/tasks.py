@@ -253,14 +253,26 @@ def _rate(successes: int, n: int) -> float:
     return successes / n if n else math.nan
 
 
+# Groups with an order of their own are listed in it (others after, largest first).
+_NATURAL_ORDER = {"difficulty": ("easy", "medium", "hard")}
+
+
 def _by_group(
     results: Sequence[ItemResult], key: str, row: Callable[[Sequence[ItemResult]], dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """One row per value of `key`, largest group first (ties by name), so output is stable."""
+    """One row per value of `key`: in the key's natural order where it has one (difficulty:
+    easy, medium, hard), else largest group first (ties by name), so output is stable."""
     groups: dict[str, list[ItemResult]] = {}
     for r in results:
         groups.setdefault(r.groups.get(key) or NO_GROUP, []).append(r)
-    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    natural = _NATURAL_ORDER.get(key, ())
+
+    def rank(kv: tuple[str, list[ItemResult]]) -> tuple[int, int, str]:
+        name, members = kv
+        place = natural.index(name) if name in natural else len(natural)
+        return (place, -len(members), name)
+
+    ordered = sorted(groups.items(), key=rank)
     return [{"group": name, "n": len(members), **row(members)} for name, members in ordered]
 
 

@@ -60,6 +60,14 @@ def bench(
     ] = None,
     batch_size: BatchSize = 32,
     progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
+    show_text: Annotated[
+        bool,
+        typer.Option(
+            "--show-text",
+            help="Put the misjudged items' message and reply start into report.md and "
+            "report.html (they carry ids only by default; report.json never has text).",
+        ),
+    ] = False,
 ) -> None:
     """Score a task's items with a scorer and write report.json, report.md and report.html."""
     from benchmark.errors import BenchmarkError
@@ -91,7 +99,16 @@ def bench(
             progress=progress,
             source=prepared.source,
         )
-        paths = write_report(report, out)
+        texts = (
+            {
+                c.cid: (c.dialogue.user_message, c.dialogue.reply)
+                for c in prepared.cases
+                if c.dialogue
+            }
+            if show_text
+            else None
+        )
+        paths = write_report(report, out, texts)
     except (BenchmarkError, ScorerError) as exc:
         raise _fail(str(exc)) from None
     ci = report.intervals.get(report.headline)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
+from html import escape
 from pathlib import Path
 
 import pytest
 
-from benchmark.report import ReportWriteError, html, markdown, write_report
+from benchmark.report import ReportWriteError, html, markdown, misjudged, write_report
 from benchmark.result import Report, load_report
 from benchmark.runner import run
 from benchmark.tasks import Prepared, get_task
@@ -96,3 +97,36 @@ def test_task2_and_task3_render(tmp_path: Path) -> None:
     assert "missing reply 70" in md and "responses `" in md
     page = html(report)
     assert page.count("<svg") == 3 and "Recovery (all) by scenario" in page
+
+
+def test_the_most_confidently_wrong_items_are_listed_by_id(report: Report) -> None:
+    wrong = misjudged(report)
+    assert wrong and len(wrong) <= 10
+    assert all(i.outcome == 0 and i.label is not None for i in wrong)
+    distances = [abs((i.score or 0.0) - 0.5) for i in wrong]
+    assert distances == sorted(distances, reverse=True)
+    every_wrong = [i for i in report.items if i.outcome == 0 and i.score is not None]
+    assert max(abs((i.score or 0.0) - 0.5) for i in every_wrong) == distances[0]
+    md, page = markdown(report), html(report)
+    assert "## Most confidently wrong" in md and "Most confidently wrong" in page
+    for item in wrong:
+        assert f"| {item.cid} |" in md and escape(item.cid) in page
+
+
+def test_text_of_misjudged_items_only_when_asked(
+    report: Report, task1: Prepared, tmp_path: Path
+) -> None:
+    texts = {c.cid: (c.dialogue.user_message, c.dialogue.reply) for c in task1.cases if c.dialogue}
+    paths = write_report(report, tmp_path / "report.json", texts)
+    md, page, raw = (p.read_text(encoding="utf-8") for p in (paths[1], paths[2], paths[0]))
+    first = misjudged(report)[0]
+    message = " ".join(texts[first.cid][0].split())[:40]
+    assert message in md and escape(message) in page
+    assert message not in raw  # report.json never holds text
+    assert message not in markdown(report) + html(report)  # nor the default renderings
+
+
+def test_difficulty_is_in_its_natural_order(report: Report) -> None:
+    groups = [row["group"] for row in report.breakdowns["difficulty"]]
+    natural = [g for g in ("easy", "medium", "hard") if g in groups]
+    assert groups[: len(natural)] == natural
