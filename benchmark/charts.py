@@ -218,8 +218,6 @@ def histogram(series: Mapping[str, tuple[Sequence[float], str]], n_bins: int = 2
     )
     for i, (name, (values, colour)) in enumerate(series.items()):
         y = 14 + 15 * i
-        body.append(
-            f"<rect x='300' y='{y - 9}' width='10' height='10' fill='{colour}'/>"
-        )
+        body.append(f"<rect x='300' y='{y - 9}' width='10' height='10' fill='{colour}'/>")
         body.append(_text(315, y, f"{name} (n={len(values)})", size=10))
     return _svg(470, 336, "score histogram", body)

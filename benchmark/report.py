@@ -350,6 +350,7 @@ margin-bottom:14px}
 table{border-collapse:collapse;width:100%;font-size:13px}
 th,td{padding:4px 8px;border-bottom:1px solid var(--line);text-align:right}
 th:first-child,td:first-child{text-align:left}th{color:var(--muted);font-weight:600}
+table.items th,table.items td{text-align:left;vertical-align:top}
 .chips span{display:inline-block;background:#fff;border:1px solid var(--line);
 border-radius:12px;padding:2px 10px;margin:0 6px 6px 0;font-size:12px}
 details summary{cursor:pointer;font-weight:600;margin-bottom:8px}
@@ -358,10 +359,11 @@ footer{color:var(--muted);font-size:12px}
 """
 
 
-def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], css: str = "") -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    attribute = f" class='{css}'" if css else ""
+    return f"<table{attribute}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _panel(title: str, content: str, note: str = "") -> str:
@@ -471,7 +473,8 @@ def html(report: Report, texts: Texts | None = None) -> str:
         parts.append(_panel(title, _breakdown_chart(report, key), note))
     header, wrong = _misjudged_rows(report, texts)
     if wrong:
-        parts.append(_panel("Most confidently wrong", _html_table(header, wrong), _MISJUDGED_NOTE))
+        table = _html_table(header, wrong, css="items")
+        parts.append(_panel("Most confidently wrong", table, _MISJUDGED_NOTE))
     parts.append(_details_html(report))
     parts.append(_footer_html(report))
     parts.append("</main></body></html>")
