@@ -33,6 +33,7 @@ SECONDS = units.Seconds
 PER_SECOND = units.EventsPerSecond
 PER_MINUTE = units.EventsPerMinute
 COUNT = units.Number
+BYTES = units.BytesIEC
 
 
 PanelBuilder = timeseries.Panel | stat.Panel | heatmap.Panel | table.Panel

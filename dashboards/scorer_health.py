@@ -6,6 +6,7 @@ from __future__ import annotations
 from grafana_foundation_sdk.models.dashboard import Dashboard
 
 from dashboards.panels import (
+    BYTES,
     COUNT,
     PER_MINUTE,
     PER_SECOND,
@@ -60,6 +61,8 @@ UID = "uxmon-scorer-health"
 WORKER_INFO = f"{WORKER}_info"  # an Info metric is exposed with the _info suffix
 # Prometheus' own per-target health series (1 when the last scrape succeeded).
 _SCRAPE_UP = "up"
+# prometheus-client's process collector (the worker registers it): resident memory.
+_RESIDENT_MEMORY = "process_resident_memory_bytes"
 
 
 def _quantiles(histogram: str, *by: str, qs: tuple[float, ...] = (0.5, 0.9, 0.99)) -> list[Query]:
@@ -248,6 +251,13 @@ def build() -> Dashboard:
                 ),
             ],
             unit=COUNT,
+        ),
+        graph(
+            "Worker memory",
+            "Resident memory of each worker process (the conversation state lives in it; "
+            "compare with the pod's memory limit).",
+            [Query(total(select(_RESIDENT_MEMORY, JOB), "instance"), "{{instance}}")],
+            unit=BYTES,
         ),
         label_table(
             "Worker versions",

@@ -469,4 +469,8 @@ class Service:
 
 
 def build(settings: Settings, scorers: Scorers | None = None) -> Service:
-    return Service(settings, scorers if scorers is not None else build_scorers(settings), Metrics())
+    return Service(
+        settings,
+        scorers if scorers is not None else build_scorers(settings),
+        Metrics(process=True),
+    )

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    Info,
+    PlatformCollector,
+    ProcessCollector,
+)
 
 from stream.ledger import Family, Ledger
 
@@ -143,11 +152,19 @@ RECOVERY_TURNS_BUCKETS = (1, 2, 3, 4, 5, 6, 8, 10)
 
 
 class Metrics:
-    """The worker's metrics on their own registry (tests build as many as they like)."""
+    """The worker's metrics on their own registry (tests build as many as they like).
 
-    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+    `process` adds prometheus-client's process and Python collectors (`process_*`: resident
+    memory, CPU seconds, open files; `python_info`, `python_gc_*`), which a worker exports:
+    its memory is the first thing to watch."""
+
+    def __init__(self, registry: CollectorRegistry | None = None, *, process: bool = False) -> None:
         self.registry = registry or CollectorRegistry()
         r = self.registry
+        if process:
+            ProcessCollector(registry=r)
+            PlatformCollector(registry=r)
+            GCCollector(registry=r)
         self.ledger = Ledger(DURABLE)
         r.register(self.ledger)
         self.consumed = Counter(EVENTS_CONSUMED, "Records read from the turns topic.", registry=r)

@@ -113,7 +113,7 @@ def describe(metrics: Metrics) -> None:
 
 @pytest.fixture(scope="module")
 def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prometheus]:
-    metrics = Metrics()
+    metrics = Metrics(process=True)  # as the worker builds them
     describe(metrics)
     port = free_port()
     server, thread = start_http_server(port, addr="127.0.0.1", registry=metrics.registry)
