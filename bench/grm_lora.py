@@ -1,5 +1,6 @@
 """What LoRA adapters on the GRM's top layers buy over its verdict head alone, out of writer.
 
+    pip install -e '.[grm,bench]'   # peft
     python bench/grm_lora.py [--layers 2] [--rank 8] [--epochs 1] [--out FILE.json]
 
 The corpus and the folds are those of `uxmon crossval --scorer grm`: the Task-1 records and
