@@ -117,8 +117,8 @@ def dashboard_variables(
     prometheus: Prometheus, dashboard: dict[str, Any], source: str
 ) -> tuple[dict[str, str], list[str]]:
     """Each template variable's value as Grafana would first send it: 'All' where the
-    variable allows it, else the first value its query finds. Also the problems: a
-    variable whose query finds nothing."""
+    variable allows it, else its saved current value if the query finds it, else the
+    first value the query finds. Also the problems: a variable whose query finds nothing."""
     values: dict[str, str] = {}
     problems = []
     for variable in dashboard.get("templating", {}).get("list", []):
@@ -131,8 +131,11 @@ def dashboard_variables(
         found = label_values(prometheus, text)
         if not found:
             problems.append(f"{source}: variable ${name} ({text}) finds no values")
+        saved = str((variable.get("current") or {}).get("value", ""))
         if variable.get("includeAll"):
             values[name] = variable.get("allValue") or ".*"
+        elif saved in found:
+            values[name] = saved
         else:
             values[name] = found[0] if found else ""
     return values, problems
