@@ -42,7 +42,8 @@ class RulesConfig:
             value = getattr(self, name)
             if not _LABEL_VALUE.fullmatch(value):
                 raise RulesConfigError(
-                    f"{name}: expected a label value of letters, digits and _.:/@+-, got {value!r}"
+                    f"{name}: expected a label value of letters, digits and _.:- (starting with a "
+                    f"letter, digit or _), got {value!r}"
                 )
         if not self.runbook_base or any(c in self.runbook_base for c in "\"'#\n \\"):
             raise RulesConfigError(

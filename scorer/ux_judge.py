@@ -122,14 +122,11 @@ def represent(dialogues: Sequence[Dialogue], encoder: E5Encoder) -> list[JudgeIn
     a new word, so this equals tokenizing the joined text, and the spans stay known.
     """
     budget = encoder.max_content_tokens
-    query_ids, passage_ids, *label_ids = encoder.tokenize(
-        [QUERY.rstrip(), PASSAGE.rstrip(), *ROLE_LABELS.values()]
-    )
+    query_ids, *label_ids = encoder.tokenize([QUERY.rstrip(), *ROLE_LABELS.values()])
     labels = dict(zip(ROLE_LABELS, label_ids, strict=True))
     turns = [context_turns(_validate(d)) for d in dialogues]
     texts = iter(encoder.tokenize([text for ts in turns for _, text in ts], keep="tail"))
-    replies = encoder.tokenize([_clean(d.reply, "reply") for d in dialogues], keep="head")
-    reply_room = budget - len(passage_ids)
+    passage_ids, reply_room, replies = _reply_tokens([d.reply for d in dialogues], encoder)
     out: list[JudgeInput] = []
     for ts, reply in zip(turns, replies, strict=True):
         segments = [labels[role] + next(texts) for role, _ in ts]
@@ -162,10 +159,19 @@ def represent(dialogues: Sequence[Dialogue], encoder: E5Encoder) -> list[JudgeIn
 def reply_input_ids(replies: Sequence[str], encoder: E5Encoder) -> list[list[int]]:
     """The encoder input `represent` makes of each reply ("passage: " and the reply's
     start), for others that read the judge's reply embedding (the encoder caches it)."""
+    passage_ids, room, tokens = _reply_tokens(replies, encoder)
+    return [passage_ids + ids[:room] for ids in tokens]
+
+
+def _reply_tokens(
+    replies: Sequence[object], encoder: E5Encoder
+) -> tuple[list[int], int, list[list[int]]]:
+    """The passage prefix's ids, the room a reply has after it, and each reply's ids (at
+    most the encoder's budget: the caller cuts them to the room)."""
     (passage_ids,) = encoder.tokenize([PASSAGE.rstrip()])
     room = encoder.max_content_tokens - len(passage_ids)
     cleaned = [_clean(reply, "reply") for reply in replies]
-    return [passage_ids + ids[:room] for ids in encoder.tokenize(cleaned, keep="head")]
+    return passage_ids, room, encoder.tokenize(cleaned, keep="head")
 
 
 def featurize(
