@@ -30,6 +30,7 @@ from stream.metrics import (
     UNKNOWN_FIELDS,
     BoundedLabel,
     Metrics,
+    exemplar_ids,
 )
 from stream.pipeline import Outcome, Pipeline
 from stream.reactions import is_dissatisfied
@@ -94,15 +95,14 @@ class Accounting:
             cid, partition = item.event.conversation_id, item.record.position.partition
             scenario = self._scenario(item.event.scenario)
             assistant = self._assistant(item.event.assistant_id)
+            ids = exemplar_ids(cid, item.event.turn_id)
             for score in scores:
-                verdict = str(score.verdict)
-                tally.add(partition, cid, TURNS_SCORED, score.scorer, verdict, scenario, assistant)
+                labels = (score.scorer, str(score.verdict), scenario, assistant)
+                tally.add(partition, cid, TURNS_SCORED, *labels, example=ids)
             decider = deciding_score(scores, grm_name)
             if decider is not None:
-                verdict = str(decider.verdict)
-                tally.add(
-                    partition, cid, TURN_VERDICTS, verdict, decider.scorer, scenario, assistant
-                )
+                labels = (str(decider.verdict), decider.scorer, scenario, assistant)
+                tally.add(partition, cid, TURN_VERDICTS, *labels, example=ids)
         self._tally_signals(
             tally, outcome.signals, {cid: _partition(s) for cid, s in states.items()}
         )
@@ -123,7 +123,8 @@ class Accounting:
             partition = partitions[cid]
             if isinstance(signal, ReactionSeen):
                 labels = (self._scenario(signal.scenario), self._assistant(signal.assistant_id))
-                tally.add(partition, cid, REACTIONS, str(signal.reaction), *labels)
+                ids = exemplar_ids(cid, signal.turn_id)
+                tally.add(partition, cid, REACTIONS, str(signal.reaction), *labels, example=ids)
                 for pair in pairs([(cid, signal)]):
                     dissatisfied = "true" if pair.dissatisfied else "false"
                     tally.add(
@@ -141,7 +142,10 @@ class Accounting:
             elif isinstance(signal, Closed):
                 e = signal.episode
                 labels = (self._scenario(e.scenario), self._assistant(e.assistant_id))
-                tally.add(partition, cid, EPISODES_CLOSED, str(signal.outcome), *labels)
+                ids = exemplar_ids(cid, e.id)  # the turn that failed and opened the episode
+                tally.add(
+                    partition, cid, EPISODES_CLOSED, str(signal.outcome), *labels, example=ids
+                )
 
     def observe(self, outcome: Outcome) -> None:
         """This process's own metrics for a batch it applied: reads, timings, errors."""
@@ -162,8 +166,9 @@ class Accounting:
                 m.scorer_errors.labels(grm.name).inc(failures)
             m.grm_budget.set(self.pipeline.budget.tokens)
         for item, scores in outcome.scored:
+            ids = exemplar_ids(item.event.conversation_id, item.event.turn_id)
             for score in scores:
-                m.score.labels(score.scorer).observe(score.p_satisfied)
+                m.score.labels(score.scorer).observe(score.p_satisfied, exemplar=ids)
             seconds = (outcome.scored_at - item.event.ts).total_seconds()
             m.event_to_score.observe(max(0.0, seconds))
         self.observe_signals(outcome.signals)

@@ -37,7 +37,7 @@ from stream.accounting import Accounting
 from stream.cascade import Budget, Deadline
 from stream.conversation import ConversationState, Position, Signal, Tracking
 from stream.events import Limits, utcnow
-from stream.ledger import Entry, Mark, Tally
+from stream.ledger import Entry, Exemplars, Mark, Tally
 from stream.metrics import Metrics, counter_total
 from stream.pipeline import Outcome, Pipeline
 from stream.reaction_layer import ReactionLayer
@@ -219,10 +219,19 @@ class Service:
         if epoch == self._epoch:
             self._show(marks, inherited=True)  # the series its last owner showed go on
 
-    def _show(self, marks: dict[int, Mark], *, inherited: bool = False) -> None:
+    def _show(
+        self,
+        marks: dict[int, Mark],
+        *,
+        inherited: bool = False,
+        exemplars: dict[int, Exemplars] | None = None,
+    ) -> None:
         self._marks.update(marks)
         for partition, mark in marks.items():
-            self.metrics.ledger.show(partition, mark.totals, inherited=inherited)
+            examples = (exemplars or {}).get(partition)
+            self.metrics.ledger.show(
+                partition, mark.totals, inherited=inherited, exemplars=examples
+            )
 
     async def _beat(self) -> None:
         self._beat_at = time.monotonic()
@@ -359,7 +368,7 @@ class Service:
         }
         await self._write_marks(marks)
         if epoch == self._epoch:
-            self._show(marks)
+            self._show(marks, exemplars=tally.exemplars)
 
     async def _write_marks(self, marks: dict[int, Mark]) -> None:
         for partition, mark in marks.items():

@@ -21,6 +21,7 @@ below what the last one showed, and increase() loses nothing across kills and re
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,9 +29,11 @@ from typing import Any
 
 from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
+from prometheus_client.samples import Exemplar
 
 Key = tuple[str, tuple[str, ...]]  # a metric's name (without _total) and its label values
 Counts = Counter[Key]
+Exemplars = dict[Key, Exemplar]  # the newest ids behind each series of a partition
 PARTITION_LABEL = "partition"
 
 
@@ -61,11 +64,22 @@ class Tally:
     """
 
     shares: dict[tuple[int, str | None], Counts] = field(default_factory=dict)
+    exemplars: dict[int, Exemplars] = field(default_factory=dict)
 
     def add(
-        self, partition: int, conversation: str | None, name: str, *labels: str, n: int = 1
+        self,
+        partition: int,
+        conversation: str | None,
+        name: str,
+        *labels: str,
+        n: int = 1,
+        example: Mapping[str, str] | None = None,
     ) -> None:
+        """`example`: the ids of the record behind the fact, its series' exemplar."""
         self.shares.setdefault((partition, conversation), Counter())[name, labels] += n
+        if example:
+            exemplar = Exemplar(dict(example), float(n), time.time())
+            self.exemplars.setdefault(partition, {})[name, labels] = exemplar
 
     def partitions(self) -> set[int]:
         return {partition for partition, _ in self.shares}
@@ -143,6 +157,9 @@ class Ledger(Collector):
     counts what a series held at its first sample). Totals a worker takes over (`show(...,
     inherited=True)`, the mark it reconciled) continue their series as they are.
 
+    Each series carries the ids of the newest record behind it as an OpenMetrics exemplar
+    (`show(..., exemplars=...)`): this process's own, never durable, and never text.
+
     `alive()` false hides everything: a worker whose event loop stopped has lost its
     partitions to another by the end of the session timeout, and must not go on showing
     totals that the new owner is already moving past.
@@ -153,14 +170,23 @@ class Ledger(Collector):
         self.alive = alive
         self._shown: dict[int, Counts] = {}
         self._scraped: dict[int, set[Key]] = {}  # label sets a scrape has met, per partition
+        self._exemplars: dict[int, Exemplars] = {}
         self._lock = threading.Lock()  # scrapes run on prometheus_client's thread
 
-    def show(self, partition: int, totals: Counts, *, inherited: bool = False) -> None:
+    def show(
+        self,
+        partition: int,
+        totals: Counts,
+        *,
+        inherited: bool = False,
+        exemplars: Exemplars | None = None,
+    ) -> None:
         unknown = {name for name, _ in totals} - self.families.keys()
         if unknown:
             raise ValueError(f"expected durable counters, got {', '.join(sorted(unknown))}")
         with self._lock:
             self._shown[partition] = Counter(totals)
+            self._exemplars.setdefault(partition, {}).update(exemplars or {})
             scraped = self._scraped.setdefault(partition, set())
             if inherited:
                 scraped.update(totals)
@@ -171,6 +197,7 @@ class Ledger(Collector):
             for partition in list(self._shown) if partitions is None else partitions:
                 self._shown.pop(partition, None)
                 self._scraped.pop(partition, None)
+                self._exemplars.pop(partition, None)
 
     def shown(self) -> dict[int, Counts]:
         with self._lock:
@@ -186,27 +213,32 @@ class Ledger(Collector):
             yield self._family(family)
 
     def collect(self) -> Iterator[CounterMetricFamily]:
-        shown = self._scrape() if self.alive() else {}
+        shown, exemplars = self._scrape() if self.alive() else ({}, {})
         for family in self.families.values():
             metric = self._family(family)
             for partition, totals in sorted(shown.items()):
                 if not family.labels:  # one series a partition, at 0 until it moves
                     metric.add_metric([str(partition)], totals.get((family.name, ()), 0))
                     continue
-                for (name, labels), amount in sorted(totals.items()):
-                    if name == family.name:
-                        metric.add_metric([*labels, str(partition)], amount)
+                examples = exemplars.get(partition, {})
+                for key, amount in sorted(totals.items()):
+                    if key[0] == family.name:
+                        labels = [*key[1], str(partition)]
+                        metric.add_metric(labels, amount, exemplar=examples.get(key))
             yield metric
 
-    def _scrape(self) -> dict[int, Counts]:
-        """What a scrape reads: the totals, with label sets new to it at 0 (see above)."""
+    def _scrape(self) -> tuple[dict[int, Counts], dict[int, Exemplars]]:
+        """What a scrape reads: the totals, with label sets new to it at 0 and without
+        their exemplars (see above)."""
         with self._lock:
-            read = {}
+            read, examples = {}, {}
             for partition, totals in self._shown.items():
                 scraped = self._scraped.setdefault(partition, set())
                 read[partition] = Counter({k: n if k in scraped else 0 for k, n in totals.items()})
+                exemplars = self._exemplars.get(partition, {})
+                examples[partition] = {k: e for k, e in exemplars.items() if k in scraped}
                 scraped.update(totals)
-            return read
+            return read, examples
 
     @staticmethod
     def _family(family: Family) -> CounterMetricFamily:

@@ -120,6 +120,21 @@ DURABLE = (
 )
 
 
+EXEMPLAR_RUNES = 128  # OpenMetrics: an exemplar's label names and values, together
+
+
+def exemplar_ids(conversation_id: str, turn_id: str | None) -> dict[str, str] | None:
+    """The exemplar of a fact about a turn: its ids, the turn's dropped when both do not
+    fit the OpenMetrics limit (None when the conversation's alone does not). Never text."""
+    whole = {"conversation_id": conversation_id}
+    choices = [{**whole, "turn_id": turn_id}, whole] if turn_id else [whole]
+    return next((ids for ids in choices if _runes(ids) <= EXEMPLAR_RUNES), None)
+
+
+def _runes(labels: dict[str, str]) -> int:
+    return sum(len(name) + len(value) for name, value in labels.items())
+
+
 class BoundedLabel:
     """Maps free values (assistant ids, model versions) onto at most `limit` label values.
 

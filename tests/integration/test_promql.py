@@ -205,6 +205,32 @@ def wait_until(check: Callable[[], bool], what: str, worker: LocalWorker, timeou
         time.sleep(0.5)
 
 
+# The series that carry the ids of the turns behind them (stream/accounting.py).
+EXEMPLAR_SERIES = (
+    "uxmon_turn_verdicts_total",
+    "uxmon_turns_scored_total",
+    "uxmon_reactions_total",
+    "uxmon_recovery_episodes_closed_total",
+    "uxmon_score_bucket",
+)
+
+
+def exemplar_problems(prometheus: Prometheus, events: list[dict[str, Any]]) -> list[str]:
+    """Series without stored exemplars, and exemplars that are not the ids of a turn sent."""
+    turns = {(e["conversation_id"], e["turn_id"]) for e in events if e.get("role") == "assistant"}
+    found = []
+    for name in EXEMPLAR_SERIES:
+        exemplars = prometheus.exemplars(name)
+        if not exemplars:
+            found.append(f"{name}: no exemplar stored")
+        for ids in exemplars:
+            if ids.keys() != {"conversation_id", "turn_id"}:
+                found.append(f"{name}: exemplar labels {sorted(ids)}, expected the two ids")
+            elif (ids["conversation_id"], ids["turn_id"]) not in turns:
+                found.append(f"{name}: exemplar {ids} is no assistant turn of the traffic")
+    return found
+
+
 def rule_health(prometheus: Prometheus) -> list[str]:
     """Rules Prometheus failed to evaluate (e.g. many-to-many matching on real data)."""
     body = httpx.get(f"{prometheus.url}/api/v1/rules", timeout=10).json()
@@ -304,4 +330,5 @@ def test_every_rule_and_dashboard_expression_runs_on_live_data(
         problems += problems_of_variables
         for expression in expressions:
             problems += checker.problems(expression)
+        problems += exemplar_problems(prometheus, events)
         assert not problems, "\n".join(["PromQL problems on live data:", *problems])

@@ -40,6 +40,22 @@ def test_each_turn_counts_once_by_its_verdict_of_record() -> None:
     assert totals[TURNS_SCORED, ("keyword", "good", "Other", "none")] == 2
 
 
+def test_a_verdict_carries_the_ids_of_its_newest_turn_as_exemplar() -> None:
+    run = pipeline()
+    records = [
+        record(0, "a", "u1", "user", "问题一"),
+        record(1, "a", "a1", "assistant", "一个很长的回答，比问题长"),
+        record(2, "b", "u1", "user", "问题二"),
+        record(3, "b", "b1", "assistant", "另一个很长的回答，比问题长"),
+    ]
+    outcome = run.run(records, lambda cid: ConversationState(), NEVER, NOW)
+    exemplars = Accounting(Metrics(), run, ["Other"], 10).tally(outcome).exemplars[0]
+
+    newest = exemplars[TURN_VERDICTS, ("good", "keyword", "Other", "none")]
+    assert newest.labels == {"conversation_id": "b", "turn_id": "b1"}
+    assert exemplars[TURNS_SCORED, ("keyword", "good", "Other", "none")].labels == newest.labels
+
+
 def test_a_fact_belongs_to_its_conversation_only_where_a_replay_would_skip_it() -> None:
     """After a crash that left this batch's state of "a" on the broker but not the mark,
     a replay skips a's records up to the state's offset and processes the rest again."""

@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.openmetrics.exposition import generate_latest as openmetrics
 
 from stream.ledger import Entry, Family, Ledger, Mark, Tally, decode, encode
 
@@ -100,3 +101,26 @@ def test_a_worker_whose_loop_stopped_shows_nothing() -> None:
 def test_only_declared_counters_can_be_shown() -> None:
     with pytest.raises(ValueError, match="uxmon_nope_total"):
         Ledger(FAMILIES).show(0, Counter({("uxmon_nope_total", ()): 1}))
+
+
+def test_each_series_carries_the_ids_behind_it_as_an_openmetrics_exemplar() -> None:
+    tally = Tally()
+    tally.add(0, "a", SCORED, "good", example={"conversation_id": "a", "turn_id": "t1"})
+    tally.add(0, "b", SCORED, "good", example={"conversation_id": "b", "turn_id": "t2"})
+    tally.add(0, "b", SCORED, "bad")  # no ids known: no exemplar
+    ledger = Ledger(FAMILIES)
+    registry = CollectorRegistry()
+    registry.register(ledger)
+    ledger.show(0, tally.of_partition(0), exemplars=tally.exemplars[0])
+    first = openmetrics(registry).decode()
+    assert "# {" not in first  # a series' first read is its birth at 0, without exemplar
+    text = openmetrics(registry).decode()
+    [good] = [line for line in text.splitlines() if 'verdict="good"' in line]
+    assert good.startswith('uxmon_turns_scored_total{partition="0",verdict="good"} 2.0 # {')
+    assert 'conversation_id="b",turn_id="t2"} 1.0' in good  # the newest
+    [bad] = [line for line in text.splitlines() if 'verdict="bad"' in line]
+    assert "#" not in bad
+    assert "# {" not in scrape(ledger)  # the classic text format has no exemplars
+    ledger.hide([0])
+    ledger.show(0, tally.of_partition(0), inherited=True)
+    assert "# {" not in openmetrics(registry).decode()  # a new owner shows its own only

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from prometheus_client import generate_latest
 
-from stream.metrics import BoundedLabel, Metrics, all_metric_names
+from stream.metrics import EXEMPLAR_RUNES, BoundedLabel, Metrics, all_metric_names, exemplar_ids
 from tests.support.ledger import count
 
 
@@ -42,3 +42,11 @@ def test_every_declared_name_is_exported() -> None:
     text = generate_latest(metrics.registry).decode()
     for name in all_metric_names():
         assert f"\n{name}" in text or text.startswith(name) or f" {name} " in text, name
+
+
+def test_exemplar_ids_fit_the_openmetrics_limit() -> None:
+    assert exemplar_ids("c1", "t1") == {"conversation_id": "c1", "turn_id": "t1"}
+    assert exemplar_ids("c1", None) == {"conversation_id": "c1"}
+    long_turn = "t" * (EXEMPLAR_RUNES - len("conversation_id") - len("turn_id") - 1)
+    assert exemplar_ids("c1", long_turn) == {"conversation_id": "c1"}  # both would not fit
+    assert exemplar_ids("c" * EXEMPLAR_RUNES, "t1") is None

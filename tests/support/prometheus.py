@@ -116,6 +116,7 @@ class Prometheus(_Process):
                 f"--storage.tsdb.path={workdir / 'tsdb'}",
                 f"--web.listen-address=127.0.0.1:{self.port}",
                 "--web.enable-lifecycle",
+                "--enable-feature=exemplar-storage",  # as deploy/ runs it
             ],
             workdir / "prometheus.log",
             f"{self.url}/-/ready",
@@ -129,6 +130,16 @@ class Prometheus(_Process):
             raise ValueError(f"query failed: {body.get('error')} ({expr})")
         result: list[dict[str, Any]] = body["data"]["result"]
         return result
+
+    def exemplars(self, expr: str, since_s: float = 3600) -> list[dict[str, str]]:
+        """The label sets of the exemplars stored for `expr`'s series in the last `since_s`."""
+        now = time.time()
+        params = {"query": expr, "start": str(now - since_s), "end": str(now)}
+        response = httpx.get(f"{self.url}/api/v1/query_exemplars", params=params, timeout=10)
+        body = response.json()
+        if body.get("status") != "success":
+            raise ValueError(f"exemplar query failed: {body.get('error')} ({expr})")
+        return [e["labels"] for series in body["data"] for e in series["exemplars"]]
 
     def wait_for(self, expr: str, timeout_s: float = 60) -> list[dict[str, Any]]:
         """Poll until `expr` returns a non-empty vector."""
