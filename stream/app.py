@@ -37,6 +37,7 @@ from stream.accounting import Accounting
 from stream.cascade import Budget, Deadline
 from stream.conversation import ConversationState, Position, Signal, Tracking
 from stream.events import Limits, utcnow
+from stream.health import HEALTH_PATH, Health, serve
 from stream.ledger import Entry, Exemplars, Mark, Tally
 from stream.metrics import Metrics, counter_total
 from stream.pipeline import Outcome, Pipeline
@@ -133,7 +134,7 @@ class Service:
         # `_epoch` counts assignments, so a batch that outlives one shows nothing stale.
         self._marks: dict[int, Mark] = {}
         self._epoch = 0
-        self._beat_at = time.monotonic()
+        self.health = Health(settings.health_loop_s, settings.health_progress_s)
         metrics.ledger.alive = self._alive
         self.app = self._build_app()
         # Applies each partition's records in log order, whatever faust hands over.
@@ -234,11 +235,11 @@ class Service:
             )
 
     async def _beat(self) -> None:
-        self._beat_at = time.monotonic()
+        self.health.beat()
 
     def _alive(self) -> bool:
         """The event loop ran lately: this worker still holds its partitions."""
-        return time.monotonic() - self._beat_at < 0.9 * self.settings.session_timeout_s
+        return self.health.loop_turned_within(0.9 * self.settings.session_timeout_s)
 
     async def _on_assigned(self, app: faust.App, assigned: set[TP], **_: Any) -> None:
         owned = [tp for tp in assigned if tp.topic == self.settings.turns_topic]
@@ -286,6 +287,7 @@ class Service:
             try:
                 await self.handle(records)
                 self.reader.settled(records)
+                self.health.progressed()
             except BaseException as exc:
                 # Never settled, so never committed (stream/reading.py): they are re-read.
                 if isinstance(exc, Exception):
@@ -396,9 +398,11 @@ class Service:
         health = getattr(self.grm, "health", None)  # not part of the Scorer protocol
         if health is not None:
             self.metrics.grm_backend_state.set(float(health().get("state_code", 0.0)))
-        for partition, lag in self.reader.lags().items():
+        lags = self.reader.lags()
+        for partition, lag in lags.items():
             self.metrics.consumer_lag.labels(str(partition)).set(lag)
             self._lag_labels.add(partition)
+        self.health.lags(lags.values())
 
     async def _follow_time(self) -> None:
         """Time passing: no-follow-up reactions and episode time limits, on event time."""
@@ -453,16 +457,15 @@ class Service:
             validator.stop()
 
     def run(self) -> None:
-        from prometheus_client import start_http_server
-
         from stream.validation import start_validation
 
         s = self.settings
         (s.datadir / s.app_id).mkdir(parents=True, exist_ok=True)
         self.load_scorers()
         if s.metrics_port:
-            start_http_server(s.metrics_port, addr=s.metrics_host, registry=self.metrics.registry)
+            serve(s.metrics_host, s.metrics_port, self.metrics.registry, self.health)
             log.info("metrics on http://%s:%d/metrics", s.metrics_host, s.metrics_port)
+            log.info("health on http://%s:%d%s", s.metrics_host, s.metrics_port, HEALTH_PATH)
         self._validator = start_validation(s, self.scorers, self.metrics)  # None when off
         worker = faust.Worker(self.app, loglevel=s.log_level, quiet=True)
         try:

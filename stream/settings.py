@@ -251,6 +251,17 @@ class Settings(BaseSettings):
     # --- Serving -------------------------------------------------------------------------
     metrics_host: str = Field("127.0.0.1", description="Address /metrics listens on.")
     metrics_port: int = Field(9108, ge=0, le=65535, description="Port of /metrics (0 = none).")
+    health_loop_s: float = Field(
+        30.0,
+        gt=0,
+        description="/healthz turns unhealthy when the event loop has not turned for this long.",
+    )
+    health_progress_s: float = Field(
+        300.0,
+        gt=0,
+        description="/healthz turns unhealthy when records wait on an owned partition and no "
+        "batch was applied for this long (longer than the slowest batch, GRM included).",
+    )
     datadir: Path = Field(Path("/tmp/uxmon"), description="faust's local data directory.")
     log_level: str = Field("INFO", description="DEBUG | INFO | WARNING | ERROR.")
 

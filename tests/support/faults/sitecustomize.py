@@ -8,6 +8,10 @@ Later fetches of it pass: the worker sees a hole and must read it again.
 UXMON_TEST_DIE_BEFORE_MARK="<n>": from the n-th batch on, the first that scored turns gets
 its conversation states onto the broker, then the worker dies before the batch's partition
 marks are written (stream/ledger.py).
+
+UXMON_TEST_BLOCK_LOOP="<path>:<seconds>": when the file at `path` appears, the worker's
+heartbeat timer deletes it and blocks the event loop for `seconds` (as CPU-bound work on
+the loop or a deadlock would).
 """
 
 from __future__ import annotations
@@ -72,3 +76,26 @@ def _die_before_mark(nth: int) -> None:
 
 if nth := os.environ.get("UXMON_TEST_DIE_BEFORE_MARK"):
     _die_before_mark(int(nth))
+
+
+def _block_loop(path: str, seconds: float) -> None:
+    import time
+    from pathlib import Path
+
+    from stream.app import Service
+
+    beat = Service._beat
+    trigger = Path(path)
+
+    async def beat_or_block(self: Any) -> None:
+        if trigger.exists():
+            trigger.unlink()
+            time.sleep(seconds)  # on the loop, on purpose
+        await beat(self)
+
+    Service._beat = beat_or_block  # type: ignore[method-assign]
+
+
+if spec := os.environ.get("UXMON_TEST_BLOCK_LOOP"):
+    where, seconds = spec.rsplit(":", 1)
+    _block_loop(where, float(seconds))
