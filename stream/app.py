@@ -69,6 +69,8 @@ def build_scorers(settings: Settings) -> Scorers:
         options: dict[str, Any] = {}
         if ":" not in name:  # built-ins share the model cache and runtime
             options = {"cache_dir": settings.model_cache, "runtime": runtime}
+        if name == "grm":
+            options |= settings.grm_options()
         return create(name, **options)
 
     grm = make(settings.grm) if settings.grm else None

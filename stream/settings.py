@@ -9,9 +9,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from benchmark.taxonomy import SCENARIOS
@@ -157,6 +157,28 @@ class Settings(BaseSettings):
     grm_sample_rate: float = Field(
         0.02, ge=0, le=1, description="Share of other turns sampled for the GRM."
     )
+    # --- the built-in GRM's backend (UXMON_GRM=grm) --------------------------------------
+    grm_backend: Literal["local", "openai"] = Field(
+        "local",
+        description="Where the built-in GRM's verdicts come from: local (the bundled model on "
+        "this machine) or openai (an OpenAI-compatible server that returns logprobs, e.g. vLLM).",
+    )
+    grm_base_url: str | None = Field(
+        None, description="The server's base URL, e.g. http://vllm:8000/v1 (backend openai)."
+    )
+    grm_model: str | None = Field(
+        None,
+        description="local: a model folder (default the bundled Qwen); openai: the model name "
+        "the server serves (required).",
+    )
+    grm_api_key: SecretStr | None = Field(
+        None, description="API key sent as a bearer token (backend openai). Never logged."
+    )
+    grm_api_key_file: Path | None = Field(
+        None, description="A file holding the API key (a mounted secret), instead of GRM_API_KEY."
+    )
+    grm_timeout_s: float = Field(30.0, gt=0, description="Timeout of one GRM server call.")
+    grm_concurrency: int = Field(8, ge=1, description="GRM server calls in flight at most.")
 
     # --- Limits on events and records ----------------------------------------------------
     max_event_bytes: int = Field(
@@ -388,6 +410,35 @@ class Settings(BaseSettings):
                 "lower dlq_max_value_bytes"
             )
         return self
+
+    @model_validator(mode="after")
+    def _grm_backend_complete(self) -> Settings:
+        if self.grm_backend != "openai":
+            return self
+        for name in ("grm_base_url", "grm_model"):
+            if not getattr(self, name):
+                raise ValueError(f"grm_backend openai needs {name} (UXMON_{name.upper()})")
+        if self.grm_api_key is not None and self.grm_api_key_file is not None:
+            raise ValueError("set one of grm_api_key and grm_api_key_file, not both")
+        if self.grm_api_key_file is not None and not self.grm_api_key_file.is_file():
+            raise ValueError(f"grm_api_key_file {self.grm_api_key_file} is no readable file")
+        return self
+
+    def grm_options(self) -> dict[str, Any]:
+        """The built-in GRM's backend options (UXMON_GRM=grm). Reads the key file now."""
+        if self.grm_backend == "local":
+            return {"model": self.grm_model} if self.grm_model else {}
+        key = self.grm_api_key.get_secret_value() if self.grm_api_key else None
+        if self.grm_api_key_file is not None:
+            key = self.grm_api_key_file.read_text().strip()
+        return {
+            "backend": "openai",
+            "base_url": self.grm_base_url,
+            "model_name": self.grm_model,
+            "api_key": key,
+            "timeout_s": self.grm_timeout_s,
+            "concurrency": self.grm_concurrency,
+        }
 
     def reaction_model_dir(self) -> Path | None:
         """The reaction model's directory (None: the bundled one). Only when it is on."""

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pydantic import ValidationError
 from typer import Exit
@@ -69,3 +71,37 @@ def test_outputs_that_could_outgrow_a_record_fail_at_start(changes: dict, named:
 
 def test_the_defaults_fit_a_one_megabyte_record() -> None:
     Settings()
+
+
+def test_a_grm_server_is_configured_by_settings_alone(tmp_path: Path) -> None:
+    assert Settings().grm_options() == {}  # the bundled model on this machine
+    with pytest.raises(ValidationError, match="UXMON_GRM_BASE_URL"):
+        Settings(grm_backend="openai", grm_model="judge")
+    with pytest.raises(ValidationError, match="UXMON_GRM_MODEL"):
+        Settings(grm_backend="openai", grm_base_url="http://vllm:8000/v1")
+    key_file = tmp_path / "key"
+    key_file.write_text("from-a-file\n")
+    served = Settings(
+        grm_backend="openai",
+        grm_base_url="http://vllm:8000/v1",
+        grm_model="judge",
+        grm_api_key_file=key_file,
+        grm_concurrency=3,
+    )
+    assert served.grm_options() == {
+        "backend": "openai",
+        "base_url": "http://vllm:8000/v1",
+        "model_name": "judge",
+        "api_key": "from-a-file",
+        "timeout_s": 30.0,
+        "concurrency": 3,
+    }
+    with pytest.raises(ValidationError, match="grm_api_key_file"):
+        Settings(grm_backend="openai", grm_base_url="u", grm_model="m", grm_api_key_file=tmp_path)
+
+
+def test_the_grm_api_key_never_shows(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UXMON_GRM_API_KEY", "sk-very-secret")
+    s = Settings(grm_backend="openai", grm_base_url="http://vllm:8000/v1", grm_model="judge")
+    assert "sk-very-secret" not in repr(s) and "sk-very-secret" not in str(s.model_dump())
+    assert s.grm_options()["api_key"] == "sk-very-secret"
