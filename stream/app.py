@@ -141,7 +141,12 @@ class Service:
         self.app = self._build_app()
         # Applies each partition's records in log order, whatever faust hands over.
         self.reader = Reader(
-            self.app, settings.turns_topic, settings.broker, metrics.rereads, metrics.offset_resets
+            self.app,
+            settings.turns_topic,
+            settings.broker,
+            metrics.rereads,
+            metrics.offset_resets,
+            settings.kafka_security().aiokafka(),
         )
 
     def _build_app(self) -> faust.App:
@@ -158,6 +163,7 @@ class Service:
             "broker_heartbeat_interval": s.heartbeat_interval_s,
             "broker_commit_interval": s.commit_interval_s,
             "consumer_auto_offset_reset": "earliest",
+            "broker_credentials": s.kafka_security().faust_credentials(),
             "producer_max_request_size": s.max_record_bytes,
             "key_serializer": "raw",
             "value_serializer": "raw",

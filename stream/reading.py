@@ -40,11 +40,18 @@ class Reader:
     """The cursors of the partitions this worker owns, kept true to what the consumer does."""
 
     def __init__(
-        self, app: faust.App, topic: str, broker: str, rereads: Counter, offset_resets: Counter
+        self,
+        app: faust.App,
+        topic: str,
+        broker: str,
+        rereads: Counter,
+        offset_resets: Counter,
+        client_options: dict[str, Any] | None = None,
     ) -> None:
         self.app = app
         self.topic = topic
         self.broker = broker  # for the probe consumer
+        self.client_options = client_options or {}  # its TLS and SASL
         self.rereads = rereads
         self.offset_resets = offset_resets
         self.cursors = Cursors()
@@ -209,7 +216,9 @@ class Reader:
         missing records arrive. Offsets the log holds no record for are skipped instead:
         a broker is asked directly, since the consumer's own bookkeeping lost them."""
         tp, consumer = hole.tp, self.app.consumer
-        probe = await first_record_at_or_after(self.broker, tp, hole.expected)
+        probe = await first_record_at_or_after(
+            self.broker, tp, hole.expected, **self.client_options
+        )
         present = probe.first
         if present is None:
             return  # nothing to read there (yet); a later hole or stall check retries
@@ -263,7 +272,7 @@ class Probe:
     log_start: int | None = None  # set when the offset is below the log's start
 
 
-async def first_record_at_or_after(broker: str, tp: TP, offset: int) -> Probe:
+async def first_record_at_or_after(broker: str, tp: TP, offset: int, **options: Any) -> Probe:
     """Where the first record at or after `offset` is, asked by a consumer of its own.
 
     An offset below the log's start (retention deleted it) is reported with that start,
@@ -274,7 +283,7 @@ async def first_record_at_or_after(broker: str, tp: TP, offset: int) -> Probe:
     from aiokafka.errors import OffsetOutOfRangeError
 
     probe = AIOKafkaConsumer(
-        bootstrap_servers=broker, enable_auto_commit=False, auto_offset_reset="none"
+        bootstrap_servers=broker, enable_auto_commit=False, auto_offset_reset="none", **options
     )
     partition = TopicPartition(tp.topic, tp.partition)
     try:

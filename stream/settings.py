@@ -17,6 +17,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from benchmark.taxonomy import SCENARIOS
 from stream.conversation import Bounds, state_bytes_bound
 from stream.records import dead_letter_bytes
+from stream.security import KafkaSecurity
 
 
 def _split_csv(value: Any) -> Any:
@@ -46,6 +47,25 @@ class Settings(BaseSettings):
     turns_topic: str = Field("uxmon.turns", description="Topic of turn and feedback events.")
     scores_topic: str = Field("uxmon.scores", description="Topic the scored turns go to.")
     dlq_topic: str = Field("uxmon.turns.dlq", description="Dead-letter topic for bad events.")
+    security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = Field(
+        "PLAINTEXT", description="How every Kafka client of uxmon connects (TLS and/or SASL)."
+    )
+    ssl_cafile: Path | None = Field(
+        None, description="CA bundle that signs the brokers' certificates (default: the system's)."
+    )
+    ssl_certfile: Path | None = Field(None, description="Client certificate, for mutual TLS.")
+    ssl_keyfile: Path | None = Field(None, description="The client certificate's key.")
+    ssl_check_hostname: bool = Field(
+        True, description="Check the broker's host name against its certificate."
+    )
+    sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] = Field(
+        "PLAIN", description="SASL mechanism (SASL_PLAINTEXT, SASL_SSL)."
+    )
+    sasl_username: str | None = Field(None, description="SASL user name.")
+    sasl_password: SecretStr | None = Field(None, description="SASL password. Never logged.")
+    sasl_password_file: Path | None = Field(
+        None, description="A file holding the SASL password (a mounted secret), instead."
+    )
     partitions: int = Field(
         4,
         ge=1,
@@ -412,6 +432,21 @@ class Settings(BaseSettings):
         return self
 
     @model_validator(mode="after")
+    def _security_complete(self) -> Settings:
+        for name in ("ssl_cafile", "ssl_certfile", "ssl_keyfile", "sasl_password_file"):
+            path = getattr(self, name)
+            if path is not None and not path.is_file():
+                raise ValueError(f"{name} {path} is no readable file")
+        if (self.ssl_certfile is None) != (self.ssl_keyfile is None):
+            raise ValueError("ssl_certfile and ssl_keyfile go together")
+        if self.security_protocol.startswith("SASL"):
+            if not self.sasl_username:
+                raise ValueError(f"security_protocol {self.security_protocol} needs sasl_username")
+            if (self.sasl_password is None) == (self.sasl_password_file is None):
+                raise ValueError("set one of sasl_password and sasl_password_file")
+        return self
+
+    @model_validator(mode="after")
     def _grm_backend_complete(self) -> Settings:
         if self.grm_backend != "openai":
             return self
@@ -439,6 +474,9 @@ class Settings(BaseSettings):
             "timeout_s": self.grm_timeout_s,
             "concurrency": self.grm_concurrency,
         }
+
+    def kafka_security(self) -> KafkaSecurity:
+        return KafkaSecurity.from_settings(self)
 
     def reaction_model_dir(self) -> Path | None:
         """The reaction model's directory (None: the bundled one). Only when it is on."""

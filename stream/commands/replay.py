@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -48,11 +48,17 @@ def produce(
     rate: float,
     progress: bool,
     retime: bool = False,
+    client_options: dict[str, Any] | None = None,
 ) -> int:
+    """`client_options`: TLS and SASL (stream/security.py)."""
     from kafka import KafkaProducer
 
     producer = KafkaProducer(
-        bootstrap_servers=broker.split(","), acks="all", linger_ms=5, max_block_ms=10_000
+        bootstrap_servers=broker.split(","),
+        acks="all",
+        linger_ms=5,
+        max_block_ms=10_000,
+        **(client_options or {}),
     )
     interval = 1.0 / rate if rate > 0 else 0.0
     started = time.monotonic()
@@ -87,8 +93,10 @@ def replay(
 ) -> None:
     """Produce the events of FILE in order, keyed by conversation_id."""
     from stream.broker import check_reachable
+    from stream.commands.serve import load_settings
 
-    check_reachable(broker)
+    security = load_settings().kafka_security()  # UXMON_SECURITY_PROTOCOL, UXMON_SSL_*, ...
+    check_reachable(broker, security=security)
     pairs = read_events(file)
-    sent = produce(pairs, broker, topic, rate, progress, retime)
+    sent = produce(pairs, broker, topic, rate, progress, retime, security.kafka_python())
     typer.echo(f"sent {sent} events to {topic} on {broker}")

@@ -53,5 +53,6 @@ def serve(
     from stream.broker import check_reachable
 
     service = build(settings)  # names an unknown scorer first: it loads nothing yet
-    check_reachable(settings.broker)  # before minutes of model loading, not after
+    # before minutes of model loading, not after
+    check_reachable(settings.broker, security=settings.kafka_security())
     service.run()
