@@ -28,6 +28,7 @@ from stream.commands import (
     demo,
     events,
     grm,
+    inspect,
     judge,
     models,
     replay,
@@ -36,6 +37,7 @@ from stream.commands import (
 )
 from stream.reaction_model import ReactionModelError
 from stream.reactions import PatternError
+from stream.security import SecurityError
 
 # Help is wide enough for the settings list of `serve --help` not to be cut at 80 columns.
 HELP_WIDTH = 120
@@ -68,6 +70,7 @@ def _root(
 app.command(cls=config.SettingsHelp)(serve.serve)
 app.command()(config.config)
 app.command()(replay.replay)
+app.command()(inspect.inspect)
 app.command()(demo.demo)
 app.command()(bench.bench)
 app.command()(bench.gate)
@@ -91,7 +94,13 @@ def _widen_help() -> None:
     rich_utils.MAX_WIDTH = HELP_WIDTH
 
 
-CONFIG_ERRORS = (UnknownScorerError, PatternError, ReactionModelError, RulesConfigError)
+CONFIG_ERRORS = (
+    UnknownScorerError,
+    PatternError,
+    ReactionModelError,
+    RulesConfigError,
+    SecurityError,
+)
 USER_ERRORS = (
     ScorerError,
     BenchmarkError,
@@ -99,6 +108,7 @@ USER_ERRORS = (
     BrokerError,
     PatternError,
     ReactionModelError,
+    SecurityError,
     OSError,
 )
 

@@ -1,8 +1,8 @@
 """Kafka over TLS for real: Debian's stunnel in front of the embedded broker, which
-advertises only the TLS port, and certificates checked. A worker, `uxmon replay` and a
-consumer of the scores all connect with the same settings (UXMON_SECURITY_PROTOCOL,
-UXMON_SSL_CAFILE); a CA that did not sign the broker's certificate fails `uxmon serve` at
-start in one line."""
+advertises only the TLS port, and certificates checked. A worker, `uxmon replay`,
+`uxmon inspect` and a consumer of the scores all connect with the same settings
+(UXMON_SECURITY_PROTOCOL, UXMON_SSL_CAFILE); a CA that did not sign the broker's
+certificate fails `uxmon serve` at start in one line."""
 
 from __future__ import annotations
 
@@ -70,6 +70,13 @@ def test_the_worker_and_the_tools_speak_tls_and_verify_the_broker(
         assert {r["turn_id"] for r in scored if r["type"] == "score"} == {
             e["turn_id"] for e in events if e["role"] == "assistant"
         }
+
+        inspected = uxmon(
+            "inspect", "--broker", address, "--topic", names["scores_topic"],
+            "--json", "--no-progress", **tls,
+        )  # fmt: skip
+        assert inspected.returncode == 0, inspected.stderr
+        assert json.loads(inspected.stdout)["records"] == len(scored)
 
         started = time.monotonic()
         wrong = uxmon(
