@@ -36,7 +36,7 @@ from stream import __version__
 from stream.accounting import Accounting
 from stream.cascade import Budget, Deadline
 from stream.conversation import ConversationState, Position, Signal, Tracking
-from stream.events import Limits, utcnow
+from stream.events import utcnow
 from stream.health import HEALTH_PATH, Health, serve
 from stream.ledger import Entry, Exemplars, Mark, Tally
 from stream.metrics import Metrics, counter_total
@@ -97,14 +97,7 @@ class Service:
                 sample_rate=settings.grm_sample_rate,
             ),
             deadline=Deadline(settings.grm_deadline_s),
-            limits=Limits(
-                max_event_bytes=settings.max_event_bytes,
-                max_text_chars=settings.max_text_chars,
-                max_id_chars=settings.max_id_chars,
-                max_metadata_items=settings.max_metadata_items,
-                max_metadata_chars=settings.max_metadata_chars,
-                clock_skew_s=settings.clock_skew_s,
-            ),
+            limits=settings.limits(),
             bounds=settings.bounds(),
             tracking=Tracking(
                 patterns=Patterns.load(settings.patterns_dir),

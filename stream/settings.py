@@ -16,6 +16,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from benchmark.taxonomy import SCENARIOS
 from stream.conversation import Bounds, state_bytes_bound
+from stream.events import Limits
 from stream.records import dead_letter_bytes
 from stream.security import KafkaSecurity
 
@@ -474,6 +475,17 @@ class Settings(BaseSettings):
             "timeout_s": self.grm_timeout_s,
             "concurrency": self.grm_concurrency,
         }
+
+    def limits(self) -> Limits:
+        """What an event may hold (stream/events.py)."""
+        return Limits(
+            max_event_bytes=self.max_event_bytes,
+            max_text_chars=self.max_text_chars,
+            max_id_chars=self.max_id_chars,
+            max_metadata_items=self.max_metadata_items,
+            max_metadata_chars=self.max_metadata_chars,
+            clock_skew_s=self.clock_skew_s,
+        )
 
     def kafka_security(self) -> KafkaSecurity:
         return KafkaSecurity.from_settings(self)
