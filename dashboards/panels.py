@@ -48,6 +48,8 @@ class Query:
     instant: bool = False
     as_table: bool = False
     as_heatmap: bool = False
+    #: Ask Prometheus for the exemplars (conversation and turn ids) of the series it reads.
+    exemplars: bool = False
 
 
 def _targets(queries: Sequence[Query]) -> list[Builder[variants.Dataquery]]:
@@ -62,6 +64,8 @@ def _targets(queries: Sequence[Query]) -> list[Builder[variants.Dataquery]]:
             target = target.format(prometheus_models.PromQueryFormat.TABLE)
         if query.as_heatmap:
             target = target.format(prometheus_models.PromQueryFormat.HEATMAP)
+        if query.exemplars:
+            target = target.exemplar(True)
         built.append(target)
     return built
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dashboards.errors import GrafanaError
+from dashboards.exemplars import destinations
 from dashboards.grafana import Grafana
 from dashboards.panels import DEFAULT_DATASOURCE_UID
 
@@ -41,14 +42,19 @@ def folder_uid(title: str) -> str:
     return slug
 
 
-def datasource_body(prometheus_url: str) -> dict[str, Any]:
+def datasource_body(prometheus_url: str, conversation_url: str | None = None) -> dict[str, Any]:
+    """The Prometheus data source; its exemplar links open `conversation_url` (a template,
+    dashboards.exemplars), none when it is unset."""
     return {
         "name": DATASOURCE_NAME,
         "uid": DEFAULT_DATASOURCE_UID,
         "type": "prometheus",
         "access": "proxy",
         "url": prometheus_url,
-        "jsonData": {"httpMethod": "POST"},
+        "jsonData": {
+            "httpMethod": "POST",
+            "exemplarTraceIdDestinations": destinations(conversation_url),
+        },
     }
 
 
@@ -62,8 +68,10 @@ def _differs(existing: Mapping[str, Any], desired: Mapping[str, Any]) -> bool:
     return False
 
 
-def ensure_datasource(grafana: Grafana, prometheus_url: str) -> Change:
-    desired = datasource_body(prometheus_url)
+def ensure_datasource(
+    grafana: Grafana, prometheus_url: str, conversation_url: str | None = None
+) -> Change:
+    desired = datasource_body(prometheus_url, conversation_url)
     existing = grafana.datasource_by_name(DATASOURCE_NAME)
     if existing is None:
         grafana.create_datasource(desired)
@@ -111,15 +119,17 @@ def push(
     *,
     folder_title: str,
     prometheus_url: str,
+    conversation_url: str | None = None,
     report: Callable[[Change], None] = lambda change: None,
 ) -> list[Change]:
     """Health check, then data source, folder and every dashboard (in uid order)."""
+    destinations(conversation_url)  # a malformed template fails before any request
     health = grafana.health()
     if health.get("database") != "ok":
         raise GrafanaError(
             f"Grafana at {grafana.display_url} is not healthy: database {health.get('database')!r}"
         )
-    changes = [ensure_datasource(grafana, prometheus_url)]
+    changes = [ensure_datasource(grafana, prometheus_url, conversation_url)]
     report(changes[-1])
     folder, change = ensure_folder(grafana, folder_title)
     changes.append(change)

@@ -98,14 +98,14 @@ def build() -> Dashboard:
         graph(
             "Recovery rate by scenario",
             "Recovered / all closed episodes, per scenario.",
-            [Query(recovery_rate("scenario"), "{{scenario}}")],
+            [Query(recovery_rate("scenario"), "{{scenario}}", exemplars=True)],
             unit=RATIO,
             max_value=1,
         ),
         graph(
             "Recovery rate by assistant",
             "Recovered / all closed episodes, per assistant.",
-            [Query(recovery_rate("assistant"), "{{assistant}}")],
+            [Query(recovery_rate("assistant"), "{{assistant}}", exemplars=True)],
             unit=RATIO,
             max_value=1,
         ),
@@ -116,6 +116,7 @@ def build() -> Dashboard:
                 Query(
                     per_minute(total(rate(EPISODES_CLOSED, *TRAFFIC), "outcome")),
                     "{{outcome}}",
+                    exemplars=True,
                 )
             ],
             unit=PER_MINUTE,

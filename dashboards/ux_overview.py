@@ -179,8 +179,8 @@ def build() -> Dashboard:
             "Raw: share of the chosen scorer's verdicts that are bad. Corrected: Rogan–Gladen "
             "estimate of the true share (see the stat above).",
             [
-                Query(raw_dissatisfaction(), "raw"),
-                Query(corrected_dissatisfaction(), "corrected"),
+                Query(raw_dissatisfaction(), "raw", exemplars=True),
+                Query(corrected_dissatisfaction(), "corrected", exemplars=True),
             ],
             unit=RATIO,
             max_value=1,
@@ -193,11 +193,12 @@ def build() -> Dashboard:
             "'decided by the GRM': the share the GRM decided. The corrected rate uses the "
             "UX-Judge alone: only its errors over all turns are measured by validation.",
             [
-                Query(_verdict_of_record_share(eq("verdict", BAD)), "bad"),
+                Query(_verdict_of_record_share(eq("verdict", BAD)), "bad", exemplars=True),
                 # every verdict of record not the judge's, whatever the GRM is called
                 Query(
                     _verdict_of_record_share(not_matches("decided_by", "$scorer")),
                     "decided by the GRM",
+                    exemplars=True,
                 ),
             ],
             unit=RATIO,
@@ -207,14 +208,14 @@ def build() -> Dashboard:
             "Corrected dissatisfaction by scenario",
             "Rogan–Gladen estimate per scenario, using the judge's overall Bad-Acc/Good-Acc "
             "(validation is not per scenario, so treat small scenarios with care).",
-            [Query(corrected_dissatisfaction("scenario"), "{{scenario}}")],
+            [Query(corrected_dissatisfaction("scenario"), "{{scenario}}", exemplars=True)],
             unit=RATIO,
             max_value=1,
         ),
         graph(
             "Raw dissatisfaction by scenario",
             "Share of the chosen scorer's verdicts that are bad, per scenario.",
-            [Query(raw_dissatisfaction("scenario"), "{{scenario}}")],
+            [Query(raw_dissatisfaction("scenario"), "{{scenario}}", exemplars=True)],
             unit=RATIO,
             max_value=1,
         ),
@@ -224,7 +225,7 @@ def build() -> Dashboard:
             "UXMON_LABEL_VALUES_MAX assistant ids; the rest are 'other'). The assistant's "
             "model version is not a label today, so a model rollout shows only as a change "
             "over time here.",
-            [Query(raw_dissatisfaction("assistant"), "{{assistant}}")],
+            [Query(raw_dissatisfaction("assistant"), "{{assistant}}", exemplars=True)],
             unit=RATIO,
             max_value=1,
         ),
@@ -240,6 +241,7 @@ def build() -> Dashboard:
                 Query(
                     per_minute(total(rate(REACTIONS, *TRAFFIC), "reaction")),
                     "{{reaction}}",
+                    exemplars=True,
                 )
             ],
             unit=PER_MINUTE,
@@ -250,8 +252,8 @@ def build() -> Dashboard:
             "Two views of the same thing: the share of reactions that show dissatisfaction, "
             "and the share of turns the chosen scorer rated bad.",
             [
-                Query(_reaction_dissatisfaction(), "reactions"),
-                Query(raw_dissatisfaction(), "$scorer"),
+                Query(_reaction_dissatisfaction(), "reactions", exemplars=True),
+                Query(raw_dissatisfaction(), "$scorer", exemplars=True),
             ],
             unit=RATIO,
             max_value=1,
@@ -284,6 +286,7 @@ def build() -> Dashboard:
                 Query(
                     quantile(q, SCORE, "scorer", matchers=(JOB,)),
                     f"{{{{scorer}}}} p{round(q * 100)}",
+                    exemplars=True,
                 )
                 for q in (0.1, 0.5, 0.9)
             ],
@@ -297,6 +300,7 @@ def build() -> Dashboard:
                 total(rate(bucket(SCORE), SCORER, JOB), "le"),
                 "{{le}}",
                 as_heatmap=True,
+                exemplars=True,
             ),
             unit=RATIO,
         ),

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from dashboards.errors import GrafanaError
+from dashboards.errors import DashboardsError, GrafanaError
 from dashboards.grafana import Credentials, Grafana
 from dashboards.provision import DATASOURCE_NAME, folder_uid, push
 from dashboards.render import as_dicts
@@ -54,6 +54,7 @@ def run_push(server: GrafanaContract, credentials: Credentials | None, **options
         as_dicts(),
         folder_title=options.get("folder", "uxmon"),
         prometheus_url=options.get("datasource_url", "http://prometheus:9090"),
+        conversation_url=options.get("conversation_url"),
     )
     return [str(change) for change in changes]
 
@@ -121,7 +122,51 @@ def test_admin_settings_on_the_datasource_survive_an_update(grafana: GrafanaCont
 
     run_push(grafana, Credentials(token=TOKEN), datasource_url="http://other:9090")
 
-    assert datasource["jsonData"] == {"httpMethod": "POST", "timeInterval": "15s"}
+    assert datasource["jsonData"] == {
+        "httpMethod": "POST",
+        "timeInterval": "15s",
+        "exemplarTraceIdDestinations": [],
+    }
+
+
+CONVERSATION_URL = "https://chat-admin.example.com/c/{conversation_id}"
+DESTINATION = {
+    "name": "conversation_id",
+    "url": "https://chat-admin.example.com/c/${__value.raw}",
+    "urlDisplayLabel": "Open conversation",
+}
+
+
+def test_the_datasource_request_carries_the_exemplar_link(grafana: GrafanaContract) -> None:
+    run_push(grafana, Credentials(token=TOKEN), conversation_url=CONVERSATION_URL)
+
+    create = next(c for c in grafana.state.calls if c.path == "/api/datasources")
+    assert create.method == "POST"
+    assert create.body["jsonData"]["exemplarTraceIdDestinations"] == [DESTINATION]
+    (datasource,) = grafana.state.datasources.values()
+    assert datasource["jsonData"]["exemplarTraceIdDestinations"] == [DESTINATION]
+    grafana.state.calls.clear()
+    run_push(grafana, Credentials(token=TOKEN), conversation_url=CONVERSATION_URL)
+    assert grafana.writes() == [], "the same template writes nothing"
+
+
+def test_unsetting_the_template_removes_the_exemplar_link(grafana: GrafanaContract) -> None:
+    run_push(grafana, Credentials(token=TOKEN), conversation_url=CONVERSATION_URL)
+    (datasource,) = grafana.state.datasources.values()
+    grafana.state.calls.clear()
+
+    changes = run_push(grafana, Credentials(token=TOKEN))
+
+    assert grafana.writes() == [("PUT", f"/api/datasources/{datasource['id']}")]
+    assert changes[0] == f"datasource {DATASOURCE_NAME}: updated"
+    update = next(c for c in grafana.state.calls if c.method == "PUT")
+    assert update.body["jsonData"]["exemplarTraceIdDestinations"] == []
+
+
+def test_a_malformed_template_fails_before_any_request(grafana: GrafanaContract) -> None:
+    with pytest.raises(DashboardsError, match=r"unknown placeholder \{id\}"):
+        run_push(grafana, Credentials(token=TOKEN), conversation_url="https://x.example.com/{id}")
+    assert grafana.calls == []
 
 
 def test_a_dashboard_edited_in_grafana_is_put_back(grafana: GrafanaContract) -> None:

@@ -78,7 +78,12 @@ def _manifests(include_examples: bool = False) -> Iterator[tuple[Path, dict[str,
 
 
 def _one(kind: str) -> dict[str, Any]:
-    found = [doc for _, doc in _manifests() if doc["kind"] == kind]
+    """The one manifest of `kind` (the dashboards' generated ConfigMaps aside)."""
+    found = [
+        doc
+        for path, doc in _manifests()
+        if doc["kind"] == kind and path != K8S / "grafana-dashboards.yaml"
+    ]
     assert len(found) == 1, f"expected one {kind} in deploy/k8s, found {len(found)}"
     return found[0]
 
@@ -475,6 +480,97 @@ def test_grafana_data_source_is_the_one_the_dashboards_default_to() -> None:
     assert source["url"] == f"http://prometheus:{published[0].rsplit(':', 1)[1]}"
 
 
+def test_grafana_data_source_file_is_generated_and_current() -> None:
+    from dashboards.provisioning import datasources_file
+
+    path = GRAFANA / "datasources" / "uxmon.yml"
+    assert path.read_text(encoding="utf-8") == datasources_file(), (
+        "stale: run uxmon dashboards render --datasource-file "
+        "deploy/grafana/provisioning/datasources/uxmon.yml"
+    )
+    [source] = _yaml(path)["datasources"]
+    assert source["jsonData"]["exemplarTraceIdDestinations"] == [], "unset template: no link"
+
+
+def test_grafana_data_source_file_with_a_conversation_url(tmp_path: Path) -> None:
+    """Grafana expands $NAME in provisioning files: the file escapes ${__value.raw} as $$."""
+    from dashboards.provisioning import datasources_file
+
+    text = datasources_file("https://chat-admin.example.com/c/{conversation_id}")
+    [source] = yaml.safe_load(text)["datasources"]
+    assert source["jsonData"]["exemplarTraceIdDestinations"] == [
+        {
+            "name": "conversation_id",
+            "url": "https://chat-admin.example.com/c/$${__value.raw}",
+            "urlDisplayLabel": "Open conversation",
+        }
+    ]
+    unescaped = re.sub(r"\$\$", "$", text)
+    assert "${__value.raw}" in unescaped and not re.search(r"(?<!\$)\$\{__value", text)
+
+
+# --- Grafana dashboard sidecar ConfigMaps ---------------------------------------------------
+
+SIDECAR_FILE = K8S / "grafana-dashboards.yaml"
+
+
+def _sidecar_configmaps() -> list[dict[str, Any]]:
+    return _yaml_all(SIDECAR_FILE)
+
+
+def test_sidecar_configmaps_are_the_rendered_dashboards() -> None:
+    from dashboards.configmaps import to_text
+    from dashboards.render import rendered
+
+    assert SIDECAR_FILE.read_text(encoding="utf-8") == to_text(), (
+        "stale: run uxmon dashboards render --configmaps deploy/k8s/grafana-dashboards.yaml"
+    )
+    dashboards = rendered()
+    documents = _sidecar_configmaps()
+    assert len(documents) == len(dashboards), "one ConfigMap per dashboard"
+    carried = {}
+    for document in documents:
+        assert document["kind"] == "ConfigMap"
+        assert document["metadata"]["labels"]["grafana_dashboard"] == "1"
+        assert document["metadata"]["annotations"]["grafana_folder"] == "uxmon"
+        [(name, text)] = document["data"].items()
+        carried[name] = text
+        assert json.loads(text)["uid"] == name.removesuffix(".json")
+    assert carried == dashboards
+
+
+@pytest.mark.parametrize("version", K8S_VERSIONS)
+def test_sidecar_configmaps_match_kubernetes_schemas(version: str) -> None:
+    kubernetes_validate = pytest.importorskip(
+        "kubernetes_validate", reason="pip install kubernetes-validate==1.37.0"
+    )
+    for document in _sidecar_configmaps():
+        kubernetes_validate.validate(document, version, strict=True)
+    names = [doc["metadata"]["name"] for doc in _sidecar_configmaps()]
+    assert len(set(names)) == len(names)
+    assert all(re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", n) and len(n) <= 63 for n in names)
+
+
+def test_sidecar_configmaps_fit_the_size_limits() -> None:
+    """Kubernetes refuses a ConfigMap over 1 MiB; client-side `kubectl apply` also copies it
+    into an annotation, and all annotations together may hold 256 KiB."""
+    from dashboards.configmaps import MAX_BYTES
+
+    assert MAX_BYTES == 1024 * 1024
+    for document in _sidecar_configmaps():
+        size = sum(len(k.encode()) + len(v.encode()) for k, v in document["data"].items())
+        assert size < 256 * 1024, (document["metadata"]["name"], size)
+
+
+def test_an_oversized_dashboard_is_refused() -> None:
+    from dashboards.configmaps import MAX_BYTES, configmap
+    from dashboards.errors import DashboardsError
+
+    with pytest.raises(DashboardsError, match="at most 1048576"):
+        configmap("big.json", "x" * MAX_BYTES)
+    assert configmap("ok.json", "x" * (MAX_BYTES - len("ok.json")))["data"]
+
+
 def test_rendered_dashboards_are_where_grafana_loads_them() -> None:
     folder = REPO / "dashboards" / "json"
     if not folder.is_dir():
@@ -566,6 +662,11 @@ def test_worker_down_alerts_use_the_scrape_job_of_the_workers() -> None:
     assert up_jobs, "no alert on up{job=...}: a dead worker would go unnoticed"
     assert up_jobs == {WORKER}, "the PodMonitor names the job uxmon (jobLabel)"
     assert WORKER in jobs, f"no scrape job {WORKER!r} in prometheus.yml: {sorted(jobs)}"
+
+
+def test_compose_prometheus_keeps_exemplars() -> None:
+    command = _compose()["services"]["prometheus"]["command"]
+    assert "--enable-feature=exemplar-storage" in command, "the exemplar links need it"
 
 
 def test_prometheus_finds_every_compose_worker_by_dns() -> None:
