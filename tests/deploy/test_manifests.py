@@ -31,6 +31,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+from stream.health import HEALTH_PATH
 from stream.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -251,9 +252,16 @@ def test_selectors_probes_and_scrape_target_the_metrics_port() -> None:
     assert _configmap_env()["UXMON_METRICS_HOST"] == "0.0.0.0", "must be reachable in the pod"
     ports = {p["name"]: p["containerPort"] for p in _worker_container()["ports"]}
     assert ports == {"metrics": port}
-    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+    # liveness must see the event loop (stream/health.py); /metrics answers from its own
+    # thread even when the loop hangs
+    paths = {
+        "startupProbe": HEALTH_PATH,
+        "readinessProbe": "/metrics",
+        "livenessProbe": HEALTH_PATH,
+    }
+    for probe, path in paths.items():
         action = _worker_container()[probe]["httpGet"]
-        assert (action["path"], action["port"]) == ("/metrics", "metrics"), probe
+        assert (action["path"], action["port"]) == (path, "metrics"), probe
     assert _one("Service")["spec"]["ports"][0]["targetPort"] == "metrics"
     endpoints = _one("PodMonitor")["spec"]["podMetricsEndpoints"]
     assert [(e["port"], e["path"]) for e in endpoints] == [("metrics", "/metrics")]
