@@ -198,6 +198,13 @@ class Settings(BaseSettings):
     grm_api_key_file: Path | None = Field(
         None, description="A file holding the API key (a mounted secret), instead of GRM_API_KEY."
     )
+    grm_threshold: float | None = Field(
+        None,
+        gt=0,
+        lt=1,
+        description="The built-in GRM's cut on its score (unset: the packaged one, calibrated "
+        "for the bundled model); choose it on labelled data for another model.",
+    )
     grm_timeout_s: float = Field(30.0, gt=0, description="Timeout of one GRM server call.")
     grm_concurrency: int = Field(8, ge=1, description="GRM server calls in flight at most.")
 
@@ -462,8 +469,9 @@ class Settings(BaseSettings):
 
     def grm_options(self) -> dict[str, Any]:
         """The built-in GRM's backend options (UXMON_GRM=grm). Reads the key file now."""
+        cut = {"threshold": self.grm_threshold} if self.grm_threshold is not None else {}
         if self.grm_backend == "local":
-            return {"model": self.grm_model} if self.grm_model else {}
+            return cut | ({"model": self.grm_model} if self.grm_model else {})
         key = self.grm_api_key.get_secret_value() if self.grm_api_key else None
         if self.grm_api_key_file is not None:
             key = self.grm_api_key_file.read_text().strip()
@@ -474,6 +482,7 @@ class Settings(BaseSettings):
             "api_key": key,
             "timeout_s": self.grm_timeout_s,
             "concurrency": self.grm_concurrency,
+            **cut,
         }
 
     def limits(self) -> Limits:

@@ -75,6 +75,7 @@ def test_the_defaults_fit_a_one_megabyte_record() -> None:
 
 def test_a_grm_server_is_configured_by_settings_alone(tmp_path: Path) -> None:
     assert Settings().grm_options() == {}  # the bundled model on this machine
+    assert Settings(grm_threshold=0.3).grm_options() == {"threshold": 0.3}
     with pytest.raises(ValidationError, match="UXMON_GRM_BASE_URL"):
         Settings(grm_backend="openai", grm_model="judge")
     with pytest.raises(ValidationError, match="UXMON_GRM_MODEL"):
@@ -87,6 +88,7 @@ def test_a_grm_server_is_configured_by_settings_alone(tmp_path: Path) -> None:
         grm_model="judge",
         grm_api_key_file=key_file,
         grm_concurrency=3,
+        grm_threshold=0.4,
     )
     assert served.grm_options() == {
         "backend": "openai",
@@ -95,6 +97,7 @@ def test_a_grm_server_is_configured_by_settings_alone(tmp_path: Path) -> None:
         "api_key": "from-a-file",
         "timeout_s": 30.0,
         "concurrency": 3,
+        "threshold": 0.4,
     }
     with pytest.raises(ValidationError, match="grm_api_key_file"):
         Settings(grm_backend="openai", grm_base_url="u", grm_model="m", grm_api_key_file=tmp_path)
