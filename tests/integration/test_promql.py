@@ -79,7 +79,7 @@ def allowed_empty(selector: str) -> bool:
 class Expression:
     source: str  # file and rule name or panel
     expr: str
-    kind: str  # "record", "alert" or "dashboard"
+    kind: str  # "record", "alert", "dashboard" or "exemplars" (a panel query asking for them)
 
 
 def rule_expressions() -> Iterator[Expression]:
@@ -141,16 +141,19 @@ def dashboard_variables(
     return values, problems
 
 
-def _exprs_in(document: Any) -> Iterator[str]:
+def _exprs_in(document: Any, *, exemplars_only: bool = False) -> Iterator[str]:
+    """The `expr` of every query in `document`; only those that ask for exemplars."""
     if isinstance(document, dict):
+        asks = document.get("exemplar") is True or not exemplars_only
         for key, value in document.items():
             if key == "expr" and isinstance(value, str):
-                yield value
+                if asks:
+                    yield value
             else:
-                yield from _exprs_in(value)
+                yield from _exprs_in(value, exemplars_only=exemplars_only)
     elif isinstance(document, list):
         for item in document:
-            yield from _exprs_in(item)
+            yield from _exprs_in(item, exemplars_only=exemplars_only)
 
 
 def dashboard_expressions(prometheus: Prometheus) -> tuple[list[Expression], list[str]]:
@@ -165,6 +168,9 @@ def dashboard_expressions(prometheus: Prometheus) -> tuple[list[Expression], lis
         for i, expr in enumerate(_exprs_in(panels)):
             query = grafana_to_promql(expr, variables)
             expressions.append(Expression(f"{path.name}#{i}", query, "dashboard"))
+        for expr in _exprs_in(panels, exemplars_only=True):
+            query = grafana_to_promql(expr, variables)
+            expressions.append(Expression(f"{path.name} exemplars", query, "exemplars"))
     return expressions, problems
 
 
@@ -215,11 +221,14 @@ EXEMPLAR_SERIES = (
 )
 
 
-def exemplar_problems(prometheus: Prometheus, events: list[dict[str, Any]]) -> list[str]:
-    """Series without stored exemplars, and exemplars that are not the ids of a turn sent."""
+def exemplar_problems(
+    prometheus: Prometheus, events: list[dict[str, Any]], panels: list[Expression]
+) -> list[str]:
+    """Series, and dashboard queries that ask for exemplars, without stored exemplars; and
+    exemplars that are not the ids of an assistant turn sent."""
     turns = {(e["conversation_id"], e["turn_id"]) for e in events if e.get("role") == "assistant"}
     found = []
-    for name in EXEMPLAR_SERIES:
+    for name in [*EXEMPLAR_SERIES, *(e.expr for e in panels if e.kind == "exemplars")]:
         exemplars = prometheus.exemplars(name)
         if not exemplars:
             found.append(f"{name}: no exemplar stored")
@@ -329,6 +338,7 @@ def test_every_rule_and_dashboard_expression_runs_on_live_data(
         expressions += panels
         problems += problems_of_variables
         for expression in expressions:
-            problems += checker.problems(expression)
-        problems += exemplar_problems(prometheus, events)
+            if expression.kind != "exemplars":
+                problems += checker.problems(expression)
+        problems += exemplar_problems(prometheus, events, panels)
         assert not problems, "\n".join(["PromQL problems on live data:", *problems])
