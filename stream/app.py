@@ -131,6 +131,7 @@ class Service:
         self._epoch = 0
         self.health = Health(settings.health_loop_s, settings.health_progress_s)
         metrics.ledger.alive = self._alive
+        self.security = settings.kafka_security()  # its files are read once, here
         self.app = self._build_app()
         # Applies each partition's records in log order, whatever faust hands over.
         self.reader = Reader(
@@ -139,7 +140,7 @@ class Service:
             settings.broker,
             metrics.rereads,
             metrics.offset_resets,
-            settings.kafka_security().aiokafka(),
+            self.security.aiokafka(),
         )
 
     def _build_app(self) -> faust.App:
@@ -156,7 +157,7 @@ class Service:
             "broker_heartbeat_interval": s.heartbeat_interval_s,
             "broker_commit_interval": s.commit_interval_s,
             "consumer_auto_offset_reset": "earliest",
-            "broker_credentials": s.kafka_security().faust_credentials(),
+            "broker_credentials": self.security.faust_credentials(),
             "producer_max_request_size": s.max_record_bytes,
             "key_serializer": "raw",
             "value_serializer": "raw",

@@ -36,9 +36,6 @@ class KafkaSecurity:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> KafkaSecurity:
-        password = settings.sasl_password.get_secret_value() if settings.sasl_password else None
-        if settings.sasl_password_file is not None:
-            password = settings.sasl_password_file.read_text().strip()
         return cls(
             protocol=settings.security_protocol,
             cafile=settings.ssl_cafile,
@@ -47,7 +44,7 @@ class KafkaSecurity:
             check_hostname=settings.ssl_check_hostname,
             mechanism=settings.sasl_mechanism,
             username=settings.sasl_username,
-            password=password,
+            password=settings.secret("sasl_password"),
         )
 
     @property

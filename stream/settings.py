@@ -472,9 +472,7 @@ class Settings(BaseSettings):
         cut = {"threshold": self.grm_threshold} if self.grm_threshold is not None else {}
         if self.grm_backend == "local":
             return cut | ({"model": self.grm_model} if self.grm_model else {})
-        key = self.grm_api_key.get_secret_value() if self.grm_api_key else None
-        if self.grm_api_key_file is not None:
-            key = self.grm_api_key_file.read_text().strip()
+        key = self.secret("grm_api_key")
         return {
             "backend": "openai",
             "base_url": self.grm_base_url,
@@ -495,6 +493,14 @@ class Settings(BaseSettings):
             max_metadata_chars=self.max_metadata_chars,
             clock_skew_s=self.clock_skew_s,
         )
+
+    def secret(self, name: str) -> str | None:
+        """The secret setting `name`, or the content of the file `<name>_file` names."""
+        path: Path | None = getattr(self, f"{name}_file")
+        if path is not None:
+            return path.read_text().strip()
+        value: SecretStr | None = getattr(self, name)
+        return value.get_secret_value() if value is not None else None
 
     def kafka_security(self) -> KafkaSecurity:
         return KafkaSecurity.from_settings(self)
