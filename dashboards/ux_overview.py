@@ -52,6 +52,7 @@ from stream.metrics import (
     BENCHMARK_METRIC,
     FEEDBACK,
     JUDGE_REACTION_PAIRS,
+    LABELS,
     REACTIONS,
     SCORE,
     TURN_VERDICTS,
@@ -263,6 +264,20 @@ def build() -> Dashboard:
             "Feedback events (thumbs_up, thumbs_down, regenerate, copy, share, stop) per "
             "minute. Not labelled by scenario or assistant, so the filters do not apply.",
             [Query(per_minute(total(rate(FEEDBACK, JOB), "kind")), "{{kind}}")],
+            unit=PER_MINUTE,
+            stacked=True,
+        ),
+        graph(
+            "Labelled turns by source",
+            "Turns published to the labels topic (UXMON_LABELS_TOPIC, docs/labels.md) per "
+            "minute: explicit (a thumb, regenerate, copy, share) or implicit (a complaint, a "
+            "satisfied follow-up). Empty while the labels topic is off. Not filtered.",
+            [
+                Query(
+                    per_minute(total(rate(LABELS, JOB), "source", "kind")),
+                    "{{source}} {{kind}}",
+                )
+            ],
             unit=PER_MINUTE,
             stacked=True,
         ),

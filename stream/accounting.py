@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from stream.cascade import Skipped
 from stream.conversation import ConversationState, Opened, ReactionSeen, Signal
 from stream.events import FeedbackEvent
+from stream.labels import Labelled
 from stream.ledger import Tally
 from stream.metrics import (
     EPISODES_CLOSED,
@@ -24,6 +25,7 @@ from stream.metrics import (
     GRM_SKIPPED,
     GRM_VERDICTS,
     JUDGE_REACTION_PAIRS,
+    LABELS,
     REACTIONS,
     TURN_VERDICTS,
     TURNS_SCORED,
@@ -135,6 +137,8 @@ class Accounting:
                         pair.verdict,
                         dissatisfied,
                     )
+            elif isinstance(signal, Labelled):
+                tally.add(partition, cid, LABELS, str(signal.source), signal.kind)
             elif isinstance(signal, Opened):
                 e = signal.episode
                 labels = (self._scenario(e.scenario), self._assistant(e.assistant_id))

@@ -38,6 +38,7 @@ from stream.cascade import Budget, Deadline
 from stream.conversation import ConversationState, Position, Signal, Tracking
 from stream.events import utcnow
 from stream.health import HEALTH_PATH, Health, serve
+from stream.labels import Labelled, Source, label_record
 from stream.ledger import Entry, Exemplars, Mark, Tally
 from stream.metrics import Metrics, counter_total
 from stream.pipeline import Outcome, Pipeline
@@ -103,6 +104,7 @@ class Service:
                 patterns=Patterns.load(settings.patterns_dir),
                 episode_max_turns=settings.episode_max_turns,
                 own_patterns=Patterns.own(settings.patterns_dir),
+                labels=settings.labels_topic is not None,
             ),
             open_below=settings.open_episode_below,
             follow_up_s=settings.follow_up_timeout_s,
@@ -168,6 +170,17 @@ class Service:
         self.turns = app.topic(s.turns_topic, partitions=s.partitions)
         self.scores = app.topic(s.scores_topic, value_serializer="json")
         self.dead = app.topic(s.dlq_topic, value_serializer="json")
+        # Compacted: a replayed batch repeats a label's key, and compaction keeps one.
+        self.labels = (
+            app.topic(
+                s.labels_topic,
+                value_serializer="json",
+                compacting=True,
+                retention=s.labels_retention_s,
+            )
+            if s.labels_topic
+            else None
+        )
         self.table = ConversationTable(
             app,
             name="conversations",
@@ -387,11 +400,24 @@ class Service:
     async def _send_signals(self, signals: Sequence[tuple[str, Signal]]) -> list[Any]:
         pending = []
         for conversation_id, signal in signals:
+            if isinstance(signal, Labelled):
+                if self.labels is not None:  # signals exist only when it is on
+                    pending.append(await self._send_label(conversation_id, signal))
+                continue
             record = signal_record(conversation_id, signal)
             if record is not None:
                 key = conversation_id.encode()
                 pending.append(await self.scores.send(key=key, value=record, force=True))
         return pending
+
+    async def _send_label(self, conversation_id: str, labelled: Labelled) -> Any:
+        assert self.labels is not None
+        s = self.settings
+        weight = 1.0 if labelled.source is Source.EXPLICIT else s.labels_implicit_weight
+        record = label_record(conversation_id, labelled, weight=weight, at=utcnow())
+        key = record["label_id"].encode()
+        await self.labels.maybe_declare()  # compacted, with its retention; once per process
+        return await self.labels.send(key=key, value=record, force=True)
 
     async def _sample_gauges(self) -> None:
         """Records in the log not applied yet, per owned partition, on a timer: a stalled

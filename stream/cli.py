@@ -30,6 +30,7 @@ from stream.commands import (
     grm,
     inspect,
     judge,
+    labels,
     models,
     replay,
     rules,
@@ -81,6 +82,7 @@ app.add_typer(grm.app, name="grm")
 app.add_typer(dashboards.app, name="dashboards")
 app.add_typer(events.app, name="events")
 app.add_typer(rules.app, name="rules")
+app.add_typer(labels.app, name="labels")
 
 
 def _widen_help() -> None:

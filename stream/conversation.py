@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from scorer.types import Dialogue, Role, Turn
 from stream.events import Event, FeedbackEvent, Reason, Rejected, TurnEvent
+from stream.labels import Labelled, Source, explicit, implicit
 from stream.reaction_model import FollowUp, Vector
 from stream.reactions import Patterns, Reaction, classify, feedback_is_dissatisfied, is_dissatisfied
 from stream.recovery import (
@@ -63,6 +64,7 @@ class Awaiting:
     assistant_id: str | None = None
     verdicts: tuple[tuple[str, str], ...] = ()  # (scorer, verdict), once scored
     feedback: tuple[str, ...] = ()  # explicit feedback kinds given on it so far
+    model_version: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -72,6 +74,7 @@ class Awaiting:
             "assistant_id": self.assistant_id,
             "verdicts": [list(v) for v in self.verdicts],
             "feedback": list(self.feedback),
+            "model_version": self.model_version,
         }
 
     @classmethod
@@ -85,6 +88,7 @@ class Awaiting:
             assistant_id=data.get("assistant_id"),
             verdicts=tuple((s, v) for s, v in data.get("verdicts", ())),
             feedback=tuple(data.get("feedback", ())),
+            model_version=data.get("model_version"),
         )
 
 
@@ -105,7 +109,7 @@ class Opened:
     episode: Episode
 
 
-Signal = ReactionSeen | Opened | Closed | Pending
+Signal = ReactionSeen | Opened | Closed | Pending | Labelled
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,12 +132,15 @@ class Tracking:
     """How reactions and episodes are followed (from Settings).
 
     `own_patterns`: the patterns a team wrote itself (`Patterns.own`); where one fires on
-    a message, the rules' verdict stands over the learned model's.
+    a message, the rules' verdict stands over the learned model's. `labels`: emit a
+    `Labelled` signal for each labelling signal (stream/labels.py; off: none, and no text
+    leaves the state).
     """
 
     patterns: Patterns
     episode_max_turns: int = 6
     own_patterns: Patterns | None = None
+    labels: bool = False
 
 
 class Predicts(Protocol):
@@ -240,7 +247,7 @@ def apply_event(
         touched_at=now_s,
     )
     if isinstance(event, FeedbackEvent):
-        return _feedback(moved, event)
+        return _feedback(moved, event, tracking)
     if event.role == "user":
         return _user_turn(moved, event, tracking, bounds, learned)
     return _assistant_turn(moved, event, tracking, bounds)
@@ -258,8 +265,14 @@ def _assistant_turn(
             signals.append(closed)
         if episode is not None:
             failed_reply = _text_of(state.turns, episode.id)
-    dialogue = _dialogue_for(state.turns, event, failed_reply)
-    awaiting = Awaiting(event.turn_id, event.ts, event.scenario, event.assistant_id)
+    dialogue = _dialogue_for(state.turns, event.text, event.turn_id, failed_reply)
+    awaiting = Awaiting(
+        event.turn_id,
+        event.ts,
+        event.scenario,
+        event.assistant_id,
+        model_version=event.model_version,
+    )
     return Applied(
         replace(
             state,
@@ -299,6 +312,12 @@ def _user_turn(
         awaiting.verdicts,
     )
     moved, signals = _react(moved, awaiting, reaction, event.ts)
+    label = implicit(reaction) if tracking.labels else None
+    if label is not None:
+        signals = (
+            *signals,
+            *_labelled(state.turns, awaiting, Source.IMPLICIT, reaction, label, event.ts),
+        )
     return Applied(moved, None, (seen, *signals))
 
 
@@ -384,7 +403,45 @@ def _moved_on(
     return replace(state, episode=episode, closed_on=turn_id), (outcome,)
 
 
-def _feedback(state: ConversationState, event: FeedbackEvent) -> Applied:
+def _feedback(state: ConversationState, event: FeedbackEvent, tracking: Tracking) -> Applied:
+    applied = _episode_feedback(state, event)
+    label = explicit(event.kind) if tracking.labels else None
+    if label is None:
+        return applied
+    about = state.awaiting if state.awaiting and state.awaiting.turn_id == event.turn_id else None
+    turn = about or Awaiting(event.turn_id, event.ts)  # an older turn: its ids are gone
+    labelled = _labelled(state.turns, turn, Source.EXPLICIT, event.kind, label, event.ts)
+    return replace(applied, signals=(*applied.signals, *labelled))
+
+
+def _labelled(
+    turns: tuple[HistoryTurn, ...],
+    turn: Awaiting,
+    source: Source,
+    kind: str,
+    label: int,
+    ts: datetime,
+) -> tuple[Labelled, ...]:
+    """The label of `turn`, or none when its text has left the bounded history."""
+    dialogue = dialogue_at(turns, turn.turn_id)
+    if dialogue is None:
+        return ()
+    return (
+        Labelled(
+            turn.turn_id,
+            source,
+            str(kind),
+            label,
+            ts,
+            dialogue,
+            turn.scenario,
+            turn.assistant_id,
+            turn.model_version,
+        ),
+    )
+
+
+def _episode_feedback(state: ConversationState, event: FeedbackEvent) -> Applied:
     awaiting = state.awaiting
     if awaiting is not None and awaiting.turn_id == event.turn_id:
         # The learned reaction model reads the feedback given before the next message.
@@ -529,8 +586,19 @@ def _seen_token(event: Event) -> str:
     return event.turn_id if isinstance(event, TurnEvent) else f"{event.turn_id}#{event.kind}"
 
 
+def dialogue_at(turns: tuple[HistoryTurn, ...], turn_id: str) -> Dialogue | None:
+    """Assistant turn `turn_id` as its scorers saw it (without recovery context), from the
+    turns before it; None when it is no longer in the bounded history."""
+    index = next(
+        (i for i, t in enumerate(turns) if t.turn_id == turn_id and t.role == "assistant"), None
+    )
+    if index is None:
+        return None
+    return _dialogue_for(turns[:index], turns[index].text, turn_id)
+
+
 def _dialogue_for(
-    turns: tuple[HistoryTurn, ...], reply: TurnEvent, failed_reply: str | None = None
+    turns: tuple[HistoryTurn, ...], reply: str, reply_id: str, failed_reply: str | None = None
 ) -> Dialogue:
     """The reply, the user message(s) it answers, and the earlier turns as history.
 
@@ -543,12 +611,12 @@ def _dialogue_for(
     asked = "\n".join(t.text for t in turns[split:])
     history = tuple(Turn(role=t.role, text=t.text) for t in turns[:split])
     if failed_reply is None:
-        return Dialogue(user_message=asked, reply=reply.text, history=history, id=reply.turn_id)
+        return Dialogue(user_message=asked, reply=reply, history=history, id=reply_id)
     return Dialogue(
         user_message=asked,
-        reply=reply.text,
+        reply=reply,
         history=history,
         failed_reply=failed_reply,
         complaint=asked,
-        id=reply.turn_id,
+        id=reply_id,
     )

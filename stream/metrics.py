@@ -26,6 +26,7 @@ EVENTS_REJECTED = "uxmon_events_rejected_total"
 EVENTS_REDELIVERED = "uxmon_events_redelivered_total"
 UNKNOWN_FIELDS = "uxmon_event_unknown_fields_total"
 FEEDBACK = "uxmon_feedback_total"
+LABELS = "uxmon_labels_total"
 TURNS_SCORED = "uxmon_turns_scored_total"
 TURN_VERDICTS = "uxmon_turn_verdicts_total"
 SCORE = "uxmon_score"
@@ -75,6 +76,12 @@ DURABLE = (
         (),
     ),
     Family(FEEDBACK, "Explicit feedback events, by kind.", ("kind",)),
+    Family(
+        LABELS,
+        "Labelled turns published to the labels topic, by source (explicit, implicit) and "
+        "kind (feedback kind or reaction).",
+        ("source", "kind"),
+    ),
     Family(
         TURNS_SCORED,
         "Assistant turns scored, by scorer and verdict.",
@@ -320,6 +327,7 @@ def all_metric_names() -> list[str]:
             EVENTS_REJECTED,
             EVENTS_REDELIVERED,
             FEEDBACK,
+            LABELS,
             TURNS_SCORED,
             TURN_VERDICTS,
             SCORE,

@@ -109,6 +109,20 @@ class Settings(BaseSettings):
     include_text: bool = Field(
         False, description="Copy turn text into scored records (off: no user text leaves state)."
     )
+    labels_topic: str | None = Field(
+        None,
+        description="Topic of labelled turns (text, label, source; docs/labels.md). "
+        "Unset: off, and no text leaves state.",
+    )
+    labels_retention_s: float = Field(
+        30 * 86400.0, gt=0, description="Retention of the labels topic uxmon creates."
+    )
+    labels_implicit_weight: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Weight of a label from the user's next message (a thumb weighs 1).",
+    )
 
     # --- Reactions and recovery --------------------------------------------------------
     follow_up_timeout_s: float = Field(
@@ -315,10 +329,21 @@ class Settings(BaseSettings):
     datadir: Path = Field(Path("/tmp/uxmon"), description="faust's local data directory.")
     log_level: str = Field("INFO", description="DEBUG | INFO | WARNING | ERROR.")
 
-    @field_validator("grm", mode="before")
+    @field_validator("grm", "labels_topic", mode="before")
     @classmethod
-    def _no_grm(cls, value: Any) -> Any:
+    def _empty_is_none(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @model_validator(mode="after")
+    def _labels_apart(self) -> Settings:
+        # Text must stay on a topic of its own, never mixed into another output.
+        others = {self.turns_topic, self.scores_topic, self.dlq_topic}
+        if self.labels_topic is not None and self.labels_topic in others:
+            raise ValueError(
+                f"labels_topic must be a topic of its own, not {self.labels_topic!r} "
+                "(the turns, scores or dead-letter topic)"
+            )
+        return self
 
     @field_validator("reaction_model", mode="before")
     @classmethod

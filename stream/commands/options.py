@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -65,3 +66,15 @@ def setting_overrides(
         "scorers": scorer or None,
         "app_id": app_id,
     }
+
+
+def when(text: str | None, now: datetime, option: str) -> datetime | None:
+    """A window option (`--since 2d`, an ISO time) as a time; a usage error names `option`."""
+    from stream.inspection import InspectionError, parse_when
+
+    if text is None:
+        return None
+    try:
+        return parse_when(text, now)
+    except InspectionError as exc:
+        raise typer.BadParameter(str(exc), param_hint=option) from None

@@ -54,6 +54,8 @@ def feed(metrics: Metrics) -> None:
     count(m, "uxmon_events_rejected_total", "invalid_json")
     count(m, "uxmon_feedback_total", "thumbs_down")
     count(m, "uxmon_feedback_total", "thumbs_up")
+    count(m, "uxmon_labels_total", "explicit", "thumbs_down")
+    count(m, "uxmon_labels_total", "implicit", "satisfied")
     bad = round(10 * BAD_SHARE)
     count(m, "uxmon_turns_scored_total", "ux_judge", "bad", scenario, assistant, n=bad)
     count(m, "uxmon_turns_scored_total", "ux_judge", "good", scenario, assistant, n=10 - bad)

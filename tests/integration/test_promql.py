@@ -305,6 +305,7 @@ def test_every_rule_and_dashboard_expression_runs_on_live_data(
         validation_initial_delay_s="0",
         validation_interval_s="3600",
         validation_report_dir=str(workdir / "reports"),
+        labels_topic=f"labels-{names['app_id']}",  # so the labels panel has data too
     )
     target = f"127.0.0.1:{worker.metrics_port}"
     with Prometheus(workdir / "prometheus", [target], rule_files=rule_files()) as prometheus:
