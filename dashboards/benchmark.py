@@ -17,13 +17,14 @@ from dashboards.panels import (
     label_variable,
     single_value,
 )
-from dashboards.promql import RANGE_WINDOW, eq, increase, matches, select, total
-from dashboards.vocabulary import JOB, TASK1
+from dashboards.promql import RANGE_WINDOW, eq, increase, matches, ratio, select, total
+from dashboards.vocabulary import BAD, GOOD, JOB, TASK1
 from stream.metrics import (
     BENCHMARK_FAILURES,
     BENCHMARK_LAST_SUCCESS,
     BENCHMARK_METRIC,
     BENCHMARK_SECONDS,
+    LABEL_VERDICTS,
 )
 
 UID = "uxmon-benchmark"
@@ -41,6 +42,24 @@ def _validation(metric_pattern: str, *matchers: str) -> str:
 def _task1(metric: str) -> str:
     chosen = select(BENCHMARK_METRIC, *_FILTERS, eq("task", TASK1), eq("metric", metric))
     return total(chosen, "scorer", "version", how="max")
+
+
+_LIVE = ("scorer", "version", "source", "label")
+_LIVE_WINDOW = "1d"  # as the recording rules' uxmon:live_recall:ratio1d
+
+
+def _live_recall() -> str:
+    """Each scorer's recall of the turns users labelled liked or disliked, over a day."""
+    filters = (JOB, matches("scorer", "$scorer"))
+
+    def counted(*matchers: str) -> str:
+        return increase(LABEL_VERDICTS, *filters, *matchers, window=_LIVE_WINDOW)
+
+    hits = (
+        f"{counted(eq('verdict', BAD), eq('label', 'disliked'))} "
+        f"or {counted(eq('verdict', GOOD), eq('label', 'liked'))}"
+    )
+    return ratio(total(hits, *_LIVE), total(counted(), *_LIVE))
 
 
 def _age() -> str:
@@ -96,6 +115,18 @@ def build() -> Dashboard:
             "Share of generated replies the GRM rates good (Task 2) and share of recovery "
             "replies rated good (Task 3).",
             [Query(_validation("good_pct|recovery_rate"), _PER_VERSION_LEGEND)],
+            unit=RATIO,
+            max_value=1,
+        ),
+        graph(
+            "Live recall against the users' labels",
+            "Over the last day, the share of turns users labelled disliked that the scorer "
+            "judged bad (live Bad-Acc) and of those labelled liked it judged good (live "
+            "Good-Acc), per scorer version and label source: explicit (thumbs, regenerate, "
+            "copy) or implicit (complaint, satisfied follow-up: the reaction detector's calls, "
+            "noisier). Needs the labels topic (docs/labels.md); the Wilson bounds are "
+            "recorded as uxmon:live_recall_wilson_lower/upper:ratio1d.",
+            [Query(_live_recall(), "{{scorer}} {{version}} {{source}} {{label}}")],
             unit=RATIO,
             max_value=1,
         ),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from benchmark.adapters import LIKED
 from stream.cascade import Skipped
 from stream.conversation import ConversationState, Opened, ReactionSeen, Signal
 from stream.events import FeedbackEvent
@@ -25,7 +26,9 @@ from stream.metrics import (
     GRM_SKIPPED,
     GRM_VERDICTS,
     JUDGE_REACTION_PAIRS,
+    LABEL_VERDICTS,
     LABELS,
+    OTHER,
     REACTIONS,
     TURN_VERDICTS,
     TURNS_SCORED,
@@ -67,6 +70,8 @@ class Accounting:
         self.pipeline = pipeline
         self._scenario = BoundedLabel(len(scenarios), scenarios, "Other")
         self._assistant = BoundedLabel(label_values_max)
+        scorers = [*pipeline.judges, *([pipeline.grm] if pipeline.grm else [])]
+        self._versions = {s.name: s.version for s in scorers}  # verdicts name only the scorer
 
     def tally(self, outcome: Outcome) -> Tally:
         """What the batch applied. A fact belongs to its conversation when the batch
@@ -138,7 +143,14 @@ class Accounting:
                         dissatisfied,
                     )
             elif isinstance(signal, Labelled):
-                tally.add(partition, cid, LABELS, str(signal.source), signal.kind)
+                source = str(signal.source)
+                tally.add(partition, cid, LABELS, source, signal.kind)
+                label = "liked" if signal.label == LIKED else "disliked"
+                for scorer, verdict in signal.verdicts:
+                    version = self._versions.get(scorer, OTHER)
+                    tally.add(
+                        partition, cid, LABEL_VERDICTS, scorer, version, verdict, label, source
+                    )
             elif isinstance(signal, Opened):
                 e = signal.episode
                 labels = (self._scenario(e.scenario), self._assistant(e.assistant_id))

@@ -437,6 +437,7 @@ def _labelled(
             turn.scenario,
             turn.assistant_id,
             turn.model_version,
+            turn.verdicts,
         ),
     )
 

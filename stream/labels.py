@@ -60,6 +60,9 @@ class Labelled:
     scenario: str | None = None
     assistant_id: str | None = None
     model_version: str | None = None
+    # (scorer, verdict) on the turn, when known: the live validation counts them against
+    # the label (empty for a turn whose verdicts the state no longer holds)
+    verdicts: tuple[tuple[str, str], ...] = ()
 
 
 def explicit(kind: str) -> int | None:
@@ -104,6 +107,8 @@ def label_record(
         "turn_id": labelled.turn_id,
         "assistant_id": labelled.assistant_id,
         "model_version": labelled.model_version,
+        # what the live validation counted for this label (uxmon_label_verdicts_total)
+        "verdicts": dict(labelled.verdicts) or None,
         "labelled_ts": labelled.ts.isoformat(),
         "published_at": at.isoformat(),
     }

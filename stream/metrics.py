@@ -27,6 +27,7 @@ EVENTS_REDELIVERED = "uxmon_events_redelivered_total"
 UNKNOWN_FIELDS = "uxmon_event_unknown_fields_total"
 FEEDBACK = "uxmon_feedback_total"
 LABELS = "uxmon_labels_total"
+LABEL_VERDICTS = "uxmon_label_verdicts_total"
 TURNS_SCORED = "uxmon_turns_scored_total"
 TURN_VERDICTS = "uxmon_turn_verdicts_total"
 SCORE = "uxmon_score"
@@ -81,6 +82,13 @@ DURABLE = (
         "Labelled turns published to the labels topic, by source (explicit, implicit) and "
         "kind (feedback kind or reaction).",
         ("source", "kind"),
+    ),
+    Family(
+        LABEL_VERDICTS,
+        "A scorer's verdict on a labelled turn beside the user's label (liked, disliked) "
+        "and its source: live sensitivity = (bad, disliked) / disliked, specificity = "
+        "(good, liked) / liked.",
+        ("scorer", "version", "verdict", "label", "source"),
     ),
     Family(
         TURNS_SCORED,
@@ -328,6 +336,7 @@ def all_metric_names() -> list[str]:
             EVENTS_REDELIVERED,
             FEEDBACK,
             LABELS,
+            LABEL_VERDICTS,
             TURNS_SCORED,
             TURN_VERDICTS,
             SCORE,

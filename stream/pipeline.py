@@ -36,6 +36,7 @@ from stream.conversation import (
     sketch,
 )
 from stream.events import Event, Limits, Parsed, Reason, Rejected, TurnEvent, parse_event, utcnow
+from stream.labels import Labelled
 from stream.reaction_layer import FollowUpTexts, ReactionLayer
 from stream.records import DeadLetter, Record
 from stream.recovery import Pending, deciding_score
@@ -499,7 +500,7 @@ def settle(
         if isinstance(signal, Pending):
             attempt = judged.get((cid, signal.episode.attempt or ""))
             signal = signal.settle(attempt.decisive if attempt else signal.episode.verdict)
-        elif isinstance(signal, ReactionSeen) and not signal.verdicts:
+        elif isinstance(signal, ReactionSeen | Labelled) and not signal.verdicts:
             seen = judged.get((cid, signal.turn_id))
             signal = replace(signal, verdicts=seen.verdicts if seen else ())
         signals.append((cid, signal))

@@ -56,6 +56,8 @@ def feed(metrics: Metrics) -> None:
     count(m, "uxmon_feedback_total", "thumbs_up")
     count(m, "uxmon_labels_total", "explicit", "thumbs_down")
     count(m, "uxmon_labels_total", "implicit", "satisfied")
+    for verdict, label in (("bad", "disliked"), ("good", "disliked"), ("good", "liked")):
+        count(m, "uxmon_label_verdicts_total", "ux_judge", "v1", verdict, label, "explicit")
     bad = round(10 * BAD_SHARE)
     count(m, "uxmon_turns_scored_total", "ux_judge", "bad", scenario, assistant, n=bad)
     count(m, "uxmon_turns_scored_total", "ux_judge", "good", scenario, assistant, n=10 - bad)
