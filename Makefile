@@ -23,7 +23,7 @@ export HF_HUB_OFFLINE := 1
 export HF_DATASETS_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: venv install install-demo services models demo test lint unit bench
+.PHONY: venv install install-demo wheels services models demo test lint unit bench
 
 # A stock Debian/Ubuntu Python has `venv` but not `ensurepip` until python3-venv is
 # installed; say so instead of leaving a half-made .venv behind.
@@ -54,6 +54,21 @@ $(ENV_DIR)/.uxmon-dev: pyproject.toml $(ENV_DIR)/.uxmon-demo
 
 install-demo: $(ENV_DIR)/.uxmon-demo
 install: $(ENV_DIR)/.uxmon-dev
+
+# `make wheels WHEELHOUSE=dir` puts into dir the wheel of every package that `make demo`
+# installs, resolved against the index as its install resolves, and of the build backend its
+# editable install needs. `PIP_NO_INDEX=1 PIP_FIND_LINKS=dir make demo` then installs without
+# a download (CI's quick-start test does). Not with the index in reach: pip (>= 21) then
+# downloads again a version that it also finds in --find-links.
+WHEELHOUSE ?=
+wheels: | $(NEW_VENV)
+	@test -n "$(WHEELHOUSE)" || { echo "make: wheels needs WHEELHOUSE=dir" >&2; exit 1; }
+	mkdir -p '$(WHEELHOUSE)'
+	$(PY) -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"], sep="\n")' \
+	  > '$(WHEELHOUSE)/build-requires.txt'
+	$(PIP) wheel --quiet -w '$(WHEELHOUSE)' -r '$(WHEELHOUSE)/build-requires.txt'
+	$(PIP) wheel --quiet -w '$(WHEELHOUSE)' torch==2.13.0 '.[demo]'
+	rm -f '$(WHEELHOUSE)'/uxmon-*.whl  # the project itself installs from its checkout
 
 # Prometheus, Alertmanager and promtool for the integration and rule tests, stunnel for the
 # TLS test (Debian packages).

@@ -12,6 +12,12 @@ it as written on a fresh clone, which takes the same path (it builds .venv there
 
 The models are not assembled again (that is ~2 GB of work, tested elsewhere): the copy
 uses this machine's prepared model cache through UXMON_MODEL_CACHE.
+
+Nor are the packages downloaded again when CI hands over its wheelhouse (QUICKSTART_WHEELHOUSE,
+filled by `make wheels` in the same run, resolved against the index as the new user's
+install resolves): the new user's pip then installs from it with pip's own settings
+(PIP_NO_INDEX, PIP_FIND_LINKS), and `make demo` runs as it is. Without one the test
+downloads from the index like any new user.
 """
 
 from __future__ import annotations
@@ -76,6 +82,12 @@ def _new_user_env(home: Path, python: Path) -> dict[str, str]:
         PATH=os.pathsep.join([str(python.parent), "/usr/bin", "/bin"]),
         UXMON_MODEL_CACHE=str(cache_dir()),
     )
+    wheelhouse = os.environ.get("QUICKSTART_WHEELHOUSE")
+    if wheelhouse:
+        # Only with no index does pip take the local file: with one it downloads the same
+        # version again from the index (pip >= 21).
+        links = [wheelhouse, *env.get("PIP_FIND_LINKS", "").split()]
+        env.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=" ".join(links))
     return env
 
 
