@@ -37,7 +37,7 @@ from stream.metrics import (
     Metrics,
     exemplar_ids,
 )
-from stream.pipeline import Outcome, Pipeline
+from stream.pipeline import Outcome, Pipeline, shadow_name
 from stream.reactions import is_dissatisfied
 from stream.recovery import Closed, deciding_score
 from stream.recovery import Outcome as EpisodeOutcome
@@ -72,6 +72,7 @@ class Accounting:
         self._assistant = BoundedLabel(label_values_max)
         scorers = [*pipeline.judges, *([pipeline.grm] if pipeline.grm else [])]
         self._versions = {s.name: s.version for s in scorers}  # verdicts name only the scorer
+        self._versions |= {shadow_name(s.name): s.version for s in pipeline.shadows}
 
     def tally(self, outcome: Outcome) -> Tally:
         """What the batch applied. A fact belongs to its conversation when the batch

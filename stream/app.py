@@ -41,7 +41,7 @@ from stream.health import HEALTH_PATH, Health, serve
 from stream.labels import Labelled, Source, label_record
 from stream.ledger import Entry, Exemplars, Mark, Tally
 from stream.metrics import Metrics, counter_total
-from stream.pipeline import Outcome, Pipeline
+from stream.pipeline import Outcome, Pipeline, shadow_name
 from stream.reaction_layer import ReactionLayer
 from stream.reactions import Patterns
 from stream.reading import Reader
@@ -58,6 +58,7 @@ EXIT_BATCH_FAILED = 70  # EX_SOFTWARE: let the supervisor restart us
 class Scorers(NamedTuple):
     judges: list[Scorer]  # run on every assistant turn
     grm: Scorer | None  # run on the turns the budget picks
+    shadows: Sequence[Scorer] = ()  # candidates on every turn; their scores feed nothing
 
 
 def build_scorers(settings: Settings) -> Scorers:
@@ -66,16 +67,15 @@ def build_scorers(settings: Settings) -> Scorers:
 
     runtime = Runtime(threads=settings.threads, dtype=settings.dtype)
 
-    def make(name: str) -> Scorer:
-        options: dict[str, Any] = {}
-        if ":" not in name:  # built-ins share the model cache and runtime
-            options = {"cache_dir": settings.model_cache, "runtime": runtime}
-        if name == "grm":
-            options |= settings.grm_options()
+    def make(name: str, *, shadow: bool = False) -> Scorer:
+        options = settings.scorer_options(name, shadow=shadow)
+        if ":" not in name:  # built-ins share the runtime
+            options["runtime"] = runtime
         return create(name, **options)
 
     grm = make(settings.grm) if settings.grm else None
-    return Scorers([make(name) for name in settings.scorers], grm)
+    shadows = [make(name, shadow=True) for name in settings.shadow_scorers]
+    return Scorers([make(name) for name in settings.scorers], grm, shadows)
 
 
 class Service:
@@ -85,11 +85,14 @@ class Service:
         self.settings = settings
         self.judges = list(scorers.judges)
         self.grm = scorers.grm
-        self.scorers = self.judges + ([self.grm] if self.grm else [])
+        self.shadows = list(scorers.shadows)
+        self.live = self.judges + ([self.grm] if self.grm else [])
+        self.scorers = self.live + self.shadows  # all loaded; only the live ones validated
         self.metrics = metrics
         self.pipeline = Pipeline(
             judges=self.judges,
             grm=self.grm,
+            shadows=self.shadows,
             budget=Budget(
                 rate=settings.grm_rate,
                 burst=settings.grm_burst,
@@ -282,7 +285,9 @@ class Service:
             )
         if self.pipeline.reactions is not None:  # after the scorers: it shares their encoder
             self.pipeline.reactions.load()
-        self.metrics.describe_worker(__version__, [(s.name, s.version) for s in self.scorers])
+        described = [(s.name, s.version) for s in self.live]
+        described += [(shadow_name(s.name), s.version) for s in self.shadows]
+        self.metrics.describe_worker(__version__, described)
 
     async def _consume(self, stream: faust.StreamT) -> None:
         async for batch in stream.take_events(  # type: ignore[attr-defined]
@@ -350,7 +355,13 @@ class Service:
         s = self.settings
         pending = []
         for item, scores in outcome.scored:
-            record = scored_record(item, scores, outcome.scored_at, include_text=s.include_text)
+            record = scored_record(
+                item,
+                scores,
+                outcome.scored_at,
+                include_text=s.include_text,
+                shadow=outcome.shadow.get((item.event.conversation_id, item.event.turn_id), ()),
+            )
             key = item.event.conversation_id.encode()
             pending.append(await self.scores.send(key=key, value=record, force=True))
         pending += await self._send_signals(outcome.signals)
@@ -494,7 +505,7 @@ class Service:
             serve(s.metrics_host, s.metrics_port, self.metrics.registry, self.health)
             log.info("metrics on http://%s:%d/metrics", s.metrics_host, s.metrics_port)
             log.info("health on http://%s:%d%s", s.metrics_host, s.metrics_port, HEALTH_PATH)
-        self._validator = start_validation(s, self.scorers, self.metrics)  # None when off
+        self._validator = start_validation(s, self.live, self.metrics)  # None when off
         worker = faust.Worker(self.app, loglevel=s.log_level, quiet=True)
         try:
             worker.execute_from_commandline()

@@ -14,7 +14,7 @@ import functools
 import logging
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -53,6 +53,9 @@ class Outcome:
     plan: BatchPlan  # the fold: changed states, handled marks, consumption counts
     scoring: Scoring
     scored: list[tuple[ToScore, list[Score]]]  # every judge's score, then the GRM's
+    # the shadow scorers' scores of those turns, by (conversation_id, turn_id): published
+    # beside them and counted in the live validation, never in any other metric or episode
+    shadow: dict[tuple[str, str], list[Score]]
     signals: list[tuple[str, Signal]]  # (conversation_id, reaction or episode change)
     dead: list[DeadLetter]
     scored_at: datetime
@@ -80,6 +83,7 @@ class Pipeline:
     follow_up_s: float  # no message this long after a reply: no follow-up
     episode_s: float  # an episode open this long ends gave_up
     reactions: ReactionLayer | None = None  # the learned reaction model (None: the rules)
+    shadows: Sequence[Scorer] = ()  # candidates on every scored turn; they decide nothing
 
     def run(
         self,
@@ -105,13 +109,14 @@ class Pipeline:
         if plan.to_score:
             scoring = score_batch(self.judges, self.grm, self.budget, plan.to_score, self.deadline)
         scored, failed = split_scored(plan, scoring)
+        shadow = shadow_scores(self.shadows, [item for item, _ in scored])
         grm_name = self.grm.name if self.grm else None
-        signals = settle(plan, scored, grm_name=grm_name, open_below=self.open_below)
+        signals = settle(plan, scored, grm_name=grm_name, open_below=self.open_below, shadow=shadow)
         dead = plan.dead + [
             DeadLetter(item.record, Reason.SCORING_FAILED, f"scorer raised {error}")
             for item, error in failed
         ]
-        return Outcome(plan, scoring, scored, signals, dead, utcnow())
+        return Outcome(plan, scoring, scored, shadow, signals, dead, utcnow())
 
     def _learned(
         self,
@@ -447,6 +452,26 @@ def score_batch(
     return scoring
 
 
+def shadow_name(name: str) -> str:
+    """How a shadow scorer is named beside the live ones (verdicts, metric labels)."""
+    return f"shadow:{name}"
+
+
+def shadow_scores(
+    shadows: Sequence[Scorer], items: Sequence[ToScore]
+) -> dict[tuple[str, str], list[Score]]:
+    """The shadow scorers on the turns the live scorers scored. A shadow that fails on a
+    turn leaves it without that shadow's score (logged): a candidate never costs a turn."""
+    if not shadows or not items:
+        return {}
+    runs = score_all(shadows, [item.dialogue for item in items])
+    out: dict[tuple[str, str], list[Score]] = {}
+    for i, item in enumerate(items):
+        scores = [run.scores[i] for run in runs]
+        out[item.event.conversation_id, item.event.turn_id] = [s for s in scores if s is not None]
+    return out
+
+
 def split_scored(
     plan: BatchPlan, scoring: Scoring
 ) -> tuple[list[tuple[ToScore, list[Score]]], list[tuple[ToScore, str]]]:
@@ -472,6 +497,7 @@ def settle(
     *,
     grm_name: str | None,
     open_below: float | None,
+    shadow: Mapping[tuple[str, str], Sequence[Score]] | None = None,
 ) -> list[tuple[str, Signal]]:
     """Fold the batch's verdicts into the conversation states (plan.states is updated,
     stream/conversation.apply_judged): attempts judged bad fail their episode, pending
@@ -483,10 +509,12 @@ def settle(
         event = item.event
         cid = event.conversation_id
         decider = deciding_score(scores, grm_name)
+        shadowed = (shadow or {}).get((cid, event.turn_id), ())
         verdict = Judged(
             event.turn_id,
             event.ts,
-            tuple((s.scorer, str(s.verdict)) for s in scores),
+            tuple((s.scorer, str(s.verdict)) for s in scores)
+            + tuple((shadow_name(s.scorer), str(s.verdict)) for s in shadowed),
             str(decider.verdict) if decider is not None else None,
             scores[0].p_satisfied,
             event.scenario,

@@ -41,9 +41,15 @@ class DeadLetter:
 
 
 def scored_record(
-    item: ToScore, scores: Sequence[Score], scored_at: datetime, *, include_text: bool
+    item: ToScore,
+    scores: Sequence[Score],
+    scored_at: datetime,
+    *,
+    include_text: bool,
+    shadow: Sequence[Score] = (),
 ) -> dict[str, Any]:
-    """The record published to the scores topic for one assistant turn."""
+    """The record published to the scores topic for one assistant turn; the shadow
+    scorers' scores under `shadow`, apart from the scores everything else reads."""
     event = item.event
     record: dict[str, Any] = {
         "schema_version": 1,
@@ -57,21 +63,24 @@ def scored_record(
         "event_ts": event.ts.isoformat(),
         "scored_at": scored_at.isoformat(),
         "recovery": item.recovery,
-        "scores": [
-            {
-                "scorer": s.scorer,
-                "version": s.version,
-                "p_satisfied": round(s.p_satisfied, 6),
-                "verdict": str(s.verdict),
-                "latency_s": round(s.latency_s, 6),
-            }
-            for s in scores
-        ],
+        "scores": [_score(s) for s in scores],
     }
+    if shadow:
+        record["shadow"] = [_score(s) for s in shadow]
     if include_text:
         record["user_message"] = item.dialogue.user_message
         record["reply"] = item.dialogue.reply
     return record
+
+
+def _score(s: Score) -> dict[str, Any]:
+    return {
+        "scorer": s.scorer,
+        "version": s.version,
+        "p_satisfied": round(s.p_satisfied, 6),
+        "verdict": str(s.verdict),
+        "latency_s": round(s.latency_s, 6),
+    }
 
 
 DLQ_KEY_BYTES = 1024  # Kafka keys are ids; a longer one is kept as a prefix and a hash

@@ -251,6 +251,18 @@ class Settings(BaseSettings):
         default_factory=lambda: ["ux_judge"],
         description="Scorers run on every assistant turn: registered names or module:Factory.",
     )
+    judge_head: Path | None = Field(
+        None, description="Head directory of the ux_judge scorer (unset: the bundled head)."
+    )
+    shadow_scorers: CsvList = Field(
+        default_factory=list,
+        description="Candidate scorers run on every assistant turn beside the live ones; "
+        "their scores go to the scores topic under `shadow` and feed nothing else "
+        "(docs/labels.md).",
+    )
+    shadow_judge_head: Path | None = Field(
+        None, description="Head directory of a ux_judge listed in UXMON_SHADOW_SCORERS."
+    )
     model_cache: Path | None = Field(None, description="Where prepared models are cached.")
     threads: int = Field(0, ge=0, description="Torch threads for local models (0 = all cores).")
     dtype: str = Field("auto", description="auto | bfloat16 | float32 for local models.")
@@ -335,6 +347,14 @@ class Settings(BaseSettings):
         return None if isinstance(value, str) and not value.strip() else value
 
     @model_validator(mode="after")
+    def _shadow_head_has_a_judge(self) -> Settings:
+        if self.shadow_judge_head is not None and "ux_judge" not in self.shadow_scorers:
+            raise ValueError(
+                "shadow_judge_head is set but UXMON_SHADOW_SCORERS has no ux_judge to use it"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _labels_apart(self) -> Settings:
         # Text must stay on a topic of its own, never mixed into another output.
         others = {self.turns_topic, self.scores_topic, self.dlq_topic}
@@ -350,7 +370,7 @@ class Settings(BaseSettings):
     def _rules_only(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
 
-    @field_validator("scorers", "scenarios", mode="before")
+    @field_validator("scorers", "scenarios", "shadow_scorers", mode="before")
     @classmethod
     def _lists(cls, value: Any) -> Any:
         return _split_csv(value)
@@ -491,6 +511,19 @@ class Settings(BaseSettings):
         if self.grm_api_key_file is not None and not self.grm_api_key_file.is_file():
             raise ValueError(f"grm_api_key_file {self.grm_api_key_file} is no readable file")
         return self
+
+    def scorer_options(self, name: str, *, shadow: bool = False) -> dict[str, Any]:
+        """The settings a built-in scorer is created with (a `module:Factory` gets none):
+        the model cache, the GRM's backend, the UX-Judge's head (the shadow's, `shadow`)."""
+        if ":" in name:
+            return {}
+        options: dict[str, Any] = {"cache_dir": self.model_cache}
+        if name == "grm":
+            options |= self.grm_options()
+        head = self.shadow_judge_head if shadow else self.judge_head
+        if name == "ux_judge" and head is not None:
+            options["head"] = str(head)
+        return options
 
     def grm_options(self) -> dict[str, Any]:
         """The built-in GRM's backend options (UXMON_GRM=grm). Reads the key file now."""

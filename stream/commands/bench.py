@@ -76,13 +76,14 @@ def bench(
     from benchmark.tasks import get_task
     from scorer.errors import ScorerError
     from scorer.registry import create
+    from stream.commands.serve import load_settings
 
     if out.suffix.lower() != ".json":
         raise _fail(f"expected --out to end in .json, got {out.name!r}")
     _check_writable(out.parent)  # before a long run, not after
     try:
         chosen = get_task(str(task))
-        built = create(scorer)
+        built = create(scorer, **load_settings().scorer_options(scorer))
         prepared = chosen.prepare(
             data, limit=limit, responses=None if responses is None else str(responses)
         )

@@ -184,3 +184,79 @@ def test_with_labels_off_no_labels_topic_is_made_and_no_output_carries_text(
         consumer.close()
     ours = {names["turns_topic"], names["scores_topic"]}  # the DLQ: nothing was dead-lettered
     assert {t for t in made if not t.startswith(names["app_id"])} == ours  # + internal topics
+
+
+def test_a_shadow_scorer_is_published_apart_and_the_gate_reads_its_window(
+    broker: str, names: dict[str, str], start_worker: Start, tmp_path: Path
+) -> None:
+    """The candidate (tests.support.scorers:Contrary, the opposite of the live Repetition)
+    scores every turn under `shadow`, nowhere else; its live verdicts on the labelled turns
+    are what `uxmon bench` finds on the exported window, and `uxmon gate` over that window
+    fails the scorer the labels say is worse."""
+    labels_topic = f"labels-{names['app_id']}"
+    worker = start_worker(
+        scorers="tests.support.scorers:Repetition",
+        reaction_model="",
+        labels_topic=labels_topic,
+        shadow_scorers="tests.support.scorers:Contrary",
+    )
+    events = shifted_sample(1, datetime.now(UTC) - timedelta(seconds=5))
+    produce(broker, names["turns_topic"], [encode(e) for e in events])
+    assistant_turns = sum(e.get("role") == "assistant" for e in events)
+    wait_settled(worker, assistant_turns)
+    time.sleep(3)
+
+    scores = [
+        r
+        for r in read_topic(broker, names["scores_topic"], assistant_turns, timeout_s=60)
+        if r["type"] == "score"
+    ]
+    assert len(scores) == assistant_turns
+    assert {s["scorer"] for r in scores for s in r["scores"]} == {"repetition"}
+    assert all([s["scorer"] for s in r["shadow"]] == ["contrary"] for r in scores)
+    assert all(
+        r["shadow"][0]["verdict"] != r["scores"][0]["verdict"] for r in scores
+    )  # it did score, and disagreed
+    assert worker.total("uxmon_turns_scored_total", scorer="contrary") == 0
+    assert worker.total("uxmon_turns_scored_total") == assistant_turns
+    assert worker.total("uxmon_label_verdicts_total", scorer="shadow:contrary") > 0
+
+    out = tmp_path / "window.jsonl"
+    exported = uxmon(
+        "labels", "export", "--broker", broker, "--topic", labels_topic, "--out", str(out),
+        "--no-progress",
+    )  # fmt: skip
+    assert exported.returncode == 0, exported.stderr[-2000:]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+
+    def live_avg_acc(scorer: str) -> float:
+        """Avg-Acc of the verdicts the worker recorded on the window's labels."""
+        recall = []
+        for truth, verdict in ((1, "good"), (-1, "bad")):
+            judged = [r["verdicts"][scorer] for r in rows if r["ground_truth"] == truth]
+            recall.append(sum(v == verdict for v in judged) / len(judged))
+        return sum(recall) / 2
+
+    reports = {}
+    for name, factory in (("repetition", "Repetition"), ("shadow:contrary", "Contrary")):
+        report = tmp_path / f"{factory}.json"
+        bench = uxmon(
+            "bench", "--task", "task1", "--data", str(out), "--scorer",
+            f"tests.support.scorers:{factory}", "--out", str(report), "--no-progress",
+        )  # fmt: skip
+        assert bench.returncode == 0, bench.stderr[-2000:]
+        reports[name] = report
+        measured = json.loads(report.read_text())["metrics"]["avg_acc"]
+        assert abs(measured - live_avg_acc(name)) < 1e-9
+    better, worse = sorted(reports, key=live_avg_acc, reverse=True)
+    assert live_avg_acc(better) - live_avg_acc(worse) > 0.05, "the window must tell them apart"
+
+    def gate(baseline: str, candidate: str) -> int:
+        done = uxmon(
+            "gate", "--baseline", str(reports[baseline]), "--candidate", str(reports[candidate])
+        )
+        assert done.returncode in (0, 1), done.stderr[-2000:]
+        return done.returncode
+
+    assert gate(better, worse) == 1
+    assert gate(worse, better) == 0

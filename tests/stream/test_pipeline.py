@@ -11,7 +11,7 @@ from stream.events import Limits, Reason
 from stream.pipeline import plan_batch, score_batch, split_scored
 from stream.reactions import Patterns
 from stream.records import Record
-from tests.support.scorers import Keyword
+from tests.support.scorers import Contrary, Keyword
 from tests.support.traffic import turn_event
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -239,3 +239,50 @@ def test_a_tick_times_out_only_caught_up_partitions() -> None:
     [(cid, seen)] = timed.signals
     assert cid == "a" and str(seen.reaction) == "no_follow_up"
     assert timed.changed[b"a"].awaiting is None
+
+
+def test_a_shadow_scorer_is_published_apart_and_changes_no_count_or_episode() -> None:
+    from stream.accounting import Accounting
+    from stream.metrics import Metrics
+
+    tracking = Tracking(Patterns.load(), labels=True)
+    thumbs = {
+        "schema_version": 1,
+        "type": "feedback",
+        "conversation_id": "a",
+        "turn_id": "a1",
+        "kind": "thumbs_down",
+        "ts": (NOW - timedelta(seconds=95)).isoformat(),
+    }
+    records = [
+        record(0, "a", "u1", "user", "明天北京天气怎么样？"),
+        record(1, "a", "a1", "assistant", "上海明天多云。"),
+        Record(b"a", json.dumps(thumbs).encode(), Position("turns", 0, 2)),
+        record(3, "a", "u2", "user", "不对，我问的是北京"),
+        record(4, "a", "a2", "assistant", "北京明天晴，最高 3 度，北风三级，早晚注意保暖。"),
+    ]
+
+    def run(**overrides: object):  # type: ignore[no-untyped-def]
+        pipe = pipeline(tracking=tracking, open_below=0.5, **overrides)
+        outcome = pipe.run(records, lambda cid: ConversationState(), NEVER, NOW)
+        return outcome, Accounting(Metrics(), pipe, ["Other"], 10).tally(outcome).of_partition(0)
+
+    alone, counted_alone = run()
+    shadowed, counted = run(shadows=[Contrary()])
+    assert [s.scorer for _, scores in shadowed.scored for s in scores] == ["keyword", "keyword"]
+    assert {k: [s.scorer for s in v] for k, v in shadowed.shadow.items()} == {
+        ("a", "a1"): ["contrary"],
+        ("a", "a2"): ["contrary"],
+    }
+    assert alone.shadow == {}
+
+    # Every count is the same but the live validation's, where the shadow sits beside.
+    def without_shadow(counts):  # type: ignore[no-untyped-def]
+        return {k: n for k, n in counts.items() if not any("shadow:" in str(v) for v in k[1])}
+
+    assert without_shadow(counted) == counted_alone
+    assert any(k[0] == "uxmon_label_verdicts_total" and k[1][0] == "shadow:contrary"
+               for k in counted)  # fmt: skip
+    assert shadowed.plan.states["a"].episode == alone.plan.states["a"].episode
+    kinds = [type(s).__name__ for _, s in shadowed.signals]
+    assert kinds == [type(s).__name__ for _, s in alone.signals]

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Sequence
 
@@ -34,6 +35,44 @@ class Keyword:
                 Score(p, Verdict.GOOD if p >= 0.5 else Verdict.BAD, self.name, self.version, 0.0)
             )
         return out
+
+
+class Repetition(Keyword):
+    """'bad' when the reply says a sentence twice: the bundled sample traffic's commonest
+    failure (verbosity), so it agrees with that traffic's thumbs better than chance.
+    Tests only."""
+
+    name = "repetition"
+    version = "test-r1"
+
+    def score(self, batch: Sequence[Dialogue]) -> list[Score]:
+        out = []
+        for d in batch:
+            parts = [p.strip() for p in re.split(r"[。！？.!?\n]", d.reply) if len(p.strip()) >= 6]
+            p = 0.2 if len(parts) != len(set(parts)) else 0.8
+            out.append(
+                Score(p, Verdict.GOOD if p >= 0.5 else Verdict.BAD, self.name, self.version, 0.0)
+            )
+        return out
+
+
+class Contrary(Repetition):
+    """The opposite of Repetition on every turn: a candidate that disagrees. Tests only."""
+
+    name = "contrary"
+    version = "test-c1"
+
+    def score(self, batch: Sequence[Dialogue]) -> list[Score]:
+        return [
+            Score(
+                1 - s.p_satisfied,
+                Verdict.BAD if s.verdict is Verdict.GOOD else Verdict.GOOD,
+                self.name,
+                self.version,
+                0.0,
+            )
+            for s in super().score(batch)
+        ]
 
 
 class Slow:
