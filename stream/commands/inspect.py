@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from stream.commands.options import when
+from stream.commands.options import KafkaBroker, ReadProgress, ReadTimeout, when
 from stream.inspection import (
     DEFAULT_LIMIT,
     DEFAULT_SCORER,
@@ -186,9 +186,7 @@ def render(report: Report, topic: str, console: Console) -> None:
 
 
 def inspect(
-    broker: Annotated[
-        str, typer.Option(envvar="UXMON_BROKER", help="Kafka bootstrap HOST:PORT[,...]")
-    ] = "127.0.0.1:9092",
+    broker: KafkaBroker = "127.0.0.1:9092",
     topic: Annotated[str, typer.Option(envvar="UXMON_SCORES_TOPIC", help="Scores topic")] = (
         "uxmon.scores"
     ),
@@ -210,11 +208,8 @@ def inspect(
         int, typer.Option(min=1, help="Complaints in a row that make a streak")
     ] = DEFAULT_STREAK,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (stable keys)")] = False,
-    progress: Annotated[bool, typer.Option(help="Show reading progress on stderr")] = True,
-    timeout: Annotated[
-        float,
-        typer.Option(min=0.1, help="Seconds to wait for the broker, the topic or new records"),
-    ] = 10.0,
+    progress: ReadProgress = True,
+    timeout: ReadTimeout = 10.0,
 ) -> None:
     """The worst-scored turns, failed or abandoned recovery episodes and complaint streaks
     on the scores topic, by id (never text). Reads the topic once, from the start."""

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from stream.commands.options import when
+from stream.commands.options import KafkaBroker, ReadProgress, ReadTimeout, when
 from stream.labels import Source
 
 app = typer.Typer(no_args_is_help=True, help="Labelled turns from live feedback.")
@@ -59,9 +59,7 @@ def export(
     out: Annotated[
         Path, typer.Option("--out", help="File to write: .jsonl or .parquet (replaced)")
     ],
-    broker: Annotated[
-        str, typer.Option(envvar="UXMON_BROKER", help="Kafka bootstrap HOST:PORT[,...]")
-    ] = "127.0.0.1:9092",
+    broker: KafkaBroker = "127.0.0.1:9092",
     topic: Annotated[
         str | None, typer.Option(envvar="UXMON_LABELS_TOPIC", help="Labels topic")
     ] = None,
@@ -86,11 +84,8 @@ def export(
         bool, typer.Option(help="Even the classes of the training part (random, --seed)")
     ] = False,
     seed: Annotated[int, typer.Option(help="Seed of --balance")] = 0,
-    progress: Annotated[bool, typer.Option(help="Show reading progress on stderr")] = True,
-    timeout: Annotated[
-        float,
-        typer.Option(min=0.1, help="Seconds to wait for the broker, the topic or new records"),
-    ] = 10.0,
+    progress: ReadProgress = True,
+    timeout: ReadTimeout = 10.0,
 ) -> None:
     """Write the labels topic as UXBench Task-1 records, one per turn: replays folded, an
     explicit signal over an implicit one, the newer over the older."""

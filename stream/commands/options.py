@@ -78,3 +78,14 @@ def when(text: str | None, now: datetime, option: str) -> datetime | None:
         return parse_when(text, now)
     except InspectionError as exc:
         raise typer.BadParameter(str(exc), param_hint=option) from None
+
+
+# The Kafka clients of the CLI (replay, inspect, labels export).
+KafkaBroker = Annotated[
+    str, typer.Option(envvar="UXMON_BROKER", help="Kafka bootstrap HOST:PORT[,...]")
+]
+ReadTimeout = Annotated[
+    float,
+    typer.Option(min=0.1, help="Seconds to wait for the broker, the topic or new records"),
+]
+ReadProgress = Annotated[bool, typer.Option(help="Show reading progress on stderr")]

@@ -10,6 +10,8 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from stream.commands.options import KafkaBroker
+
 
 def read_events(path: Path) -> list[tuple[bytes | None, bytes]]:
     """(key, value) pairs: the key is the event's conversation_id; lines stay byte-exact."""
@@ -79,9 +81,7 @@ def produce(
 
 def replay(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="JSONL events")],
-    broker: Annotated[
-        str, typer.Option(envvar="UXMON_BROKER", help="Kafka bootstrap HOST:PORT[,...]")
-    ] = "127.0.0.1:9092",
+    broker: KafkaBroker = "127.0.0.1:9092",
     topic: Annotated[str, typer.Option(envvar="UXMON_TURNS_TOPIC", help="Turns topic")] = (
         "uxmon.turns"
     ),
