@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from scorer.types import Dialogue, Role, Turn
 from stream.events import Event, FeedbackEvent, Reason, Rejected, TurnEvent
-from stream.labels import Labelled, Source, explicit, implicit
+from stream.labels import EXPLICIT, IMPLICIT, Labelled, Source
 from stream.reaction_model import FollowUp, Vector
 from stream.reactions import Patterns, Reaction, classify, feedback_is_dissatisfied, is_dissatisfied
 from stream.recovery import (
@@ -312,7 +312,7 @@ def _user_turn(
         awaiting.verdicts,
     )
     moved, signals = _react(moved, awaiting, reaction, event.ts)
-    label = implicit(reaction) if tracking.labels else None
+    label = IMPLICIT.get(reaction) if tracking.labels else None
     if label is not None:
         signals = (
             *signals,
@@ -405,7 +405,7 @@ def _moved_on(
 
 def _feedback(state: ConversationState, event: FeedbackEvent, tracking: Tracking) -> Applied:
     applied = _episode_feedback(state, event)
-    label = explicit(event.kind) if tracking.labels else None
+    label = EXPLICIT.get(event.kind) if tracking.labels else None
     if label is None:
         return applied
     about = state.awaiting if state.awaiting and state.awaiting.turn_id == event.turn_id else None
@@ -553,13 +553,14 @@ def state_bytes_bound(bounds: Bounds, max_id_chars: int) -> int:
 
     Turn texts take at most `history_bytes`; ids are escaped at 6 bytes a char: one per
     kept turn, `seen_ids` recent ones (feedback ids carry a `#kind` suffix), and at most
-    eight in the awaiting turn, the episode and `closed_on`. 4 KiB covers the rest
+    nine in the awaiting turn (its id, scenario, assistant and model version), the
+    episode (id, attempt, scenario, assistant) and `closed_on`. 4 KiB covers the rest
     (timestamps, counters, field names, the scorers' verdicts).
     """
     one_id = 6 * max_id_chars + 2
     per_turn = one_id + 32  # id, role, brackets
     seen = bounds.seen_ids * (6 * (max_id_chars + len("#thumbs_down")) + 4)
-    return bounds.history_bytes + bounds.history_turns * per_turn + seen + 8 * one_id + 4096
+    return bounds.history_bytes + bounds.history_turns * per_turn + seen + 9 * one_id + 4096
 
 
 def escaped_bytes(text: str) -> int:

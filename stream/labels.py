@@ -28,8 +28,7 @@ from benchmark.adapters import DISLIKED, LIKED
 from scorer.types import Dialogue
 from stream.reactions import Reaction
 
-LIKED_TRUTH, DISLIKED_TRUTH = 1, -1  # UXBench's ground_truth values
-_TRUTH = {LIKED: LIKED_TRUTH, DISLIKED: DISLIKED_TRUTH}
+_TRUTH = {LIKED: 1, DISLIKED: -1}  # UXBench's ground_truth values
 
 
 class Source(StrEnum):
@@ -37,6 +36,7 @@ class Source(StrEnum):
     IMPLICIT = "implicit"  # the user's next message said it
 
 
+# The label each signal gives; a kind or reaction absent here (stop, abandon...) gives none.
 EXPLICIT: dict[str, int] = {
     "thumbs_up": LIKED,
     "copy": LIKED,
@@ -63,16 +63,6 @@ class Labelled:
     # (scorer, verdict) on the turn, when known: the live validation counts them against
     # the label (empty for a turn whose verdicts the state no longer holds)
     verdicts: tuple[tuple[str, str], ...] = ()
-
-
-def explicit(kind: str) -> int | None:
-    """The label a feedback kind gives (None: it says nothing, such as `stop`)."""
-    return EXPLICIT.get(kind)
-
-
-def implicit(reaction: Reaction) -> int | None:
-    """The label a reaction gives (None: too weak to stand for a thumb)."""
-    return IMPLICIT.get(reaction)
 
 
 def label_id(conversation_id: str, turn_id: str, source: Source, kind: str) -> str:
@@ -148,7 +138,7 @@ def select(
     keeps the traffic's own balance."""
     read = not_labels = repeats = outside = 0
     seen: set[str] = set()
-    best: dict[str, tuple[tuple[bool, datetime], dict[str, Any]]] = {}
+    best: dict[str, tuple[bool, datetime, dict[str, Any]]] = {}  # cid -> (explicit, when, record)
     for record in records:
         read += 1
         when = labelled_ts(record)
@@ -163,23 +153,18 @@ def select(
         if (since and when < since) or (until and when >= until) or wrong_source:
             outside += 1
             continue
-        rank = (record.get("label_source") == Source.EXPLICIT, when)
+        clicked = record.get("label_source") == Source.EXPLICIT
         cid = str(record["cid"])
-        if cid not in best or rank > best[cid][0]:
-            best[cid] = (rank, record)
-    kept = [record for _, record in sorted(best.values(), key=lambda x: (x[0][1], x[1]["cid"]))]
+        if cid not in best or (clicked, when) > best[cid][:2]:
+            best[cid] = (clicked, when, record)
+    kept = sorted(best.values(), key=lambda x: (x[1], x[2]["cid"]))
     overruled = len(seen) - outside - len(kept)
-    held = [r for r in kept if _held_out(r, holdout_from)]
-    train = [r for r in kept if not _held_out(r, holdout_from)]
+    held = [r for _, when, r in kept if holdout_from is not None and when >= holdout_from]
+    train = [r for _, when, r in kept if holdout_from is None or when < holdout_from]
     dropped = 0
     if balance:
         train, dropped = _balanced(train, seed)
     return Export(train, held, read, not_labels, repeats, outside, overruled, dropped)
-
-
-def _held_out(record: dict[str, Any], holdout_from: datetime | None) -> bool:
-    when = labelled_ts(record)
-    return holdout_from is not None and when is not None and when >= holdout_from
 
 
 def labelled_ts(record: Any) -> datetime | None:
