@@ -2,10 +2,11 @@
 job, the scorer names and the runbook location a team configures (a mixin-style config).
 
 The files in deploy/prometheus/ are written for the defaults (`RulesConfig()`: job "uxmon",
-scorers "ux_judge" and "grm", runbooks in the repository's docs/alerts.md) and are what
-promtool checks and tests. Rendering replaces exactly those label matchers and the runbook
-prefix, in the rule files and in their promtool tests alike, so the same tests check the
-rendered rules. With the defaults, rendering gives the shipped files back byte for byte.
+scorers "ux_judge" and "grm", runbooks in the repository's docs/alerts.md, the correction's
+accuracy from the benchmark) and are what promtool checks and tests. Rendering replaces
+exactly those label matchers, the runbook prefix and the correction's source, in the rule
+files and in their promtool tests alike, so the same tests check the rendered rules. With
+the defaults, rendering gives the shipped files back byte for byte.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from dashboards.errors import DashboardsError
 DEFAULT_SOURCE = Path(__file__).resolve().parents[1] / "deploy" / "prometheus"
 # Label values that need no quoting anywhere they appear (PromQL strings, YAML scalars).
 _LABEL_VALUE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:-]*")
+# Where the Rogan–Gladen correction takes the scorer's accuracy from (docs/alerts.md).
+CORRECTIONS = ("benchmark", "live")
 
 
 class RulesConfigError(DashboardsError):
@@ -36,6 +39,9 @@ class RulesConfig:
     scorer: str = "ux_judge"  # the scorer the dissatisfaction rate and its SLO read
     grm: str = "grm"  # the cascade scorer the GRM alerts watch
     runbook_base: str = "docs/alerts.md"  # URL of the runbook page; anchors are appended
+    # the correction's accuracy: "benchmark" (the validation's), or "live" (explicit
+    # thumbs where each class has enough of them, the benchmark's where not)
+    correction: str = "benchmark"
 
     def __post_init__(self) -> None:
         for name in ("job", "scorer", "grm"):
@@ -49,6 +55,10 @@ class RulesConfig:
             raise RulesConfigError(
                 "runbook_base: expected a URL or path without quotes, spaces or '#' (the "
                 f"alert's anchor is appended), got {self.runbook_base!r}"
+            )
+        if self.correction not in CORRECTIONS:
+            raise RulesConfigError(
+                f"correction: expected one of {', '.join(CORRECTIONS)}, got {self.correction!r}"
             )
 
     @classmethod
@@ -92,6 +102,13 @@ class RulesConfig:
             out[re.escape(f"{label}: {old}") + "$"] = f"{label}: {new}"
             if in_tests and label == "scorer":
                 out[rf"(?<![\w.-]){re.escape(old)}(?![\w.-])"] = new
+        if self.correction == "live":  # both live figures, or neither: never a mix
+            for quantity, other in (("sensitivity", "specificity"), ("specificity", "sensitivity")):
+                shipped = f"uxmon:benchmark_{quantity}:task1"
+                out[re.escape(f"expr: {shipped}") + "$"] = (
+                    f"expr: (uxmon:live_{quantity}:ratio7d and on (scorer) "
+                    f"uxmon:live_{other}:ratio7d) or {shipped}"
+                )
         return out
 
 

@@ -22,7 +22,8 @@ def render(
     config_file: Annotated[
         Path | None,
         typer.Option(
-            "--config", help="YAML with any of: job, scorer, grm, runbook_base (defaults below)."
+            "--config",
+            help="YAML with any of: job, scorer, grm, runbook_base, correction (defaults below).",
         ),
     ] = None,
     job: Annotated[
@@ -44,6 +45,14 @@ def render(
             "[default: docs/alerts.md].",
         ),
     ] = None,
+    correction: Annotated[
+        str | None,
+        typer.Option(
+            "--correction",
+            help="Where the corrected rate takes the scorer's accuracy from: benchmark, or "
+            "live (explicit thumbs where each class has 100 in a week) [default: benchmark].",
+        ),
+    ] = None,
     source: Annotated[
         Path | None,
         typer.Option("--source", help="The uxmon repository's deploy/prometheus directory."),
@@ -56,7 +65,13 @@ def render(
     from dashboards.rules import DEFAULT_SOURCE, RulesConfig, write
 
     config = RulesConfig.load(config_file) if config_file is not None else RulesConfig()
-    given = {"job": job, "scorer": scorer, "grm": grm, "runbook_base": runbook_base}
+    given = {
+        "job": job,
+        "scorer": scorer,
+        "grm": grm,
+        "runbook_base": runbook_base,
+        "correction": correction,
+    }
     config = replace(config, **{k: v for k, v in given.items() if v is not None})
     for path in write(config, out, source or DEFAULT_SOURCE):
         typer.echo(str(path))

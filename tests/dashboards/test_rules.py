@@ -91,6 +91,24 @@ def test_the_same_promtool_tests_pass_on_the_rendered_rules(
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_the_live_correction_reads_thumbs_where_each_class_has_enough(tmp_path: Path) -> None:
+    """correction_test.yml's traffic on the rules rendered with `correction: live`: with a
+    week of enough thumbs the corrected rate uses them, (0.375 + 0.75 - 1) / (0.75 + 0.75 - 1);
+    with too few disliked ones it falls back to the benchmark's 0.5, as shipped."""
+    write(RulesConfig(correction="live"), tmp_path)
+    suite = yaml.safe_load((DEFAULT_SOURCE / "tests" / "correction_test.yml").read_text())
+    corrected = "uxmon:dissatisfaction_rate_corrected:ratio_rate1h"
+    for group, value in zip(suite["tests"], [0.25, 0.5], strict=True):
+        [check] = [c for c in group["promql_expr_test"] if c["expr"] == corrected]
+        check["exp_samples"][0]["value"] = value
+    live = tmp_path / "tests" / "correction_live_test.yml"
+    live.write_text(yaml.safe_dump(suite, allow_unicode=True))
+    result = subprocess.run(
+        [promtool(), "test", "rules", str(live)], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 @pytest.mark.parametrize(
     ("field", "value"),
     [
@@ -99,6 +117,7 @@ def test_the_same_promtool_tests_pass_on_the_rendered_rules(
         ("grm", "x y"),
         ("scorer", "@me"),
         ("runbook_base", "https://x/a#b"),
+        ("correction", "thumbs"),
     ],
 )
 def test_a_bad_value_names_its_field(field: str, value: str) -> None:
@@ -123,6 +142,6 @@ def test_the_command_writes_the_rules_and_a_bad_config_is_one_line(tmp_path: Pat
     done = uxmon("rules", "render", "--config", str(config), "--out", str(out))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines() == [
-        f"uxmon: error: {config}: unknown key 'jobb'; expected any of grm, job, "
+        f"uxmon: error: {config}: unknown key 'jobb'; expected any of correction, grm, job, "
         "runbook_base, scorer"
     ]
