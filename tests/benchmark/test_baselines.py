@@ -43,7 +43,7 @@ def test_the_ux_judge_recipe_does_not_regress(tmp_path: Path) -> None:
 def test_the_grm_verdict_head_recipe_does_not_regress(tmp_path: Path) -> None:
     out = tmp_path / "grm.json"
     run = crossval(
-        "--scorer", "grm", "--per-writer", "40", "--out", str(out),
+        "--scorer", "grm", "--per-writer", "20", "--out", str(out),
         "--state-cache", str(tmp_path / "states"),
         "--baseline", str(BASELINES / "crossval.grm.ci.json"),
     )  # fmt: skip

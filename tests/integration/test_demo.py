@@ -36,7 +36,9 @@ def test_demo_scores_sample_traffic() -> None:
     assert "metrics at http://127.0.0.1:" in result.stdout
     assert "uxmon inspect" in result.stdout and "uxmon dashboards" in result.stdout
     scored = [int(n) for n in re.findall(r"scored=(\d+)", result.stdout)]
-    assert scored and scored[-1] > 50, result.stdout[-2000:]
+    # How many it scores in 30 s is the machine's speed (a quiet 2-core machine ~80, one
+    # under load 35): a benchmark's figure, not this test's. That it scores is.
+    assert scored and scored[-1] > 0, result.stdout[-2000:]
     assert scored == sorted(scored)  # live numbers only grow
     reactions = [int(n) for n in re.findall(r"reactions=(\d+)", result.stdout)]
     assert reactions and reactions[-1] > 0, result.stdout[-2000:]  # users' next messages read

@@ -47,6 +47,9 @@ def test_scripted_conversations_reactions_episodes_and_the_grm_budget(
         grm_rate=0.2,
         grm_burst=2,
         grm_max_per_batch=8,  # above the recovery replies any batch can hold
+        # The budget is under test, not the deadline: eight verdicts take ~3 s on a quiet
+        # machine, past the default 5 s on a loaded one (then skipped as "deadline").
+        grm_deadline_s=60,
         grm_sample_rate=0.5,
         **TIMERS,
         **RULES,

@@ -63,8 +63,10 @@ class Config:
     fix_list_offsets: bool = True  # the proxy in front of tansu (see "the broker" below)
 
 
-# CI size: two kills, the rolling restart and the broker restart in two to three minutes.
-QUICK = Config(events=600, kills=2, kill_every=(5.0, 8.0), open_conversations=60)
+# CI size: two kills, the rolling restart and the broker restart in about four minutes.
+QUICK = Config(
+    events=600, kills=2, kill_every=(5.0, 8.0), open_conversations=60, catch_up_timeout_s=240.0
+)
 
 
 # --- traffic ------------------------------------------------------------------------------
