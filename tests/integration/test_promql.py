@@ -274,13 +274,17 @@ class Checker:
         metrics = underlying_metrics(expression.expr, self.recorded)
         without = {m for m in metrics if not self.has_data(m)}
         found += [f"{where}: metric {m} has no data" for m in sorted(without - NO_DATA_HERE.keys())]
-        # A window in the past (`offset 1d`) has no data in a run that started minutes ago.
-        looks_back = re.search(r"\boffset\b", expression.expr) or any(
-            re.search(r"\boffset\b", self.recorded[name])
-            for name in series_names(expression.expr)
-            if name in self.recorded
+        # A window in the past (`offset 1d`) has no data in a run that started minutes ago,
+        # nor does a guard on a minimum count (`>= 100` thumbs in a week) pass in one.
+        looks_back = any(
+            re.search(pattern, text)
+            for pattern in (r"\boffset\b", r">=\s*\d{2,}\b")
+            for text in [
+                expression.expr,
+                *(self.recorded[n] for n in series_names(expression.expr) if n in self.recorded),
+            ]
         )
-        explained = bool(without) or bool(looks_back)
+        explained = bool(without) or looks_back
         for selector in sorted(selectors(expression.expr)):
             name = selector.split("{", 1)[0]
             if name in self.recorded or not self.has_data(name) or self.has_data(selector):
