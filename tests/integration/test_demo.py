@@ -36,8 +36,8 @@ def test_demo_scores_sample_traffic() -> None:
     assert "metrics at http://127.0.0.1:" in result.stdout
     assert "uxmon inspect" in result.stdout and "uxmon dashboards" in result.stdout
     scored = [int(n) for n in re.findall(r"scored=(\d+)", result.stdout)]
-    # How many it scores in 30 s is the machine's speed (a quiet 2-core machine ~80, one
-    # under load 35): a benchmark's figure, not this test's. That it scores is.
+    # How many it scores in 30 s is the machine's speed (35 on a loaded 2-core CI machine,
+    # where the old floor of 50 failed): a benchmark's figure, not this test's.
     assert scored and scored[-1] > 0, result.stdout[-2000:]
     assert scored == sorted(scored)  # live numbers only grow
     reactions = [int(n) for n in re.findall(r"reactions=(\d+)", result.stdout)]

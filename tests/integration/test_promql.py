@@ -276,7 +276,7 @@ class Checker:
         found += [f"{where}: metric {m} has no data" for m in sorted(without - NO_DATA_HERE.keys())]
         # A window in the past (`offset 1d`) has no data in a run that started minutes ago,
         # nor does a guard on a minimum count (`>= 100` thumbs in a week) pass in one.
-        looks_back = any(
+        cannot_fill_here = any(
             re.search(pattern, text)
             for pattern in (r"\boffset\b", r">=\s*\d{2,}\b")
             for text in [
@@ -284,7 +284,7 @@ class Checker:
                 *(self.recorded[n] for n in series_names(expression.expr) if n in self.recorded),
             ]
         )
-        explained = bool(without) or looks_back
+        explained = bool(without) or cannot_fill_here
         for selector in sorted(selectors(expression.expr)):
             name = selector.split("{", 1)[0]
             if name in self.recorded or not self.has_data(name) or self.has_data(selector):
