@@ -351,6 +351,8 @@ table{border-collapse:collapse;width:100%;font-size:13px}
 th,td{padding:4px 8px;border-bottom:1px solid var(--line);text-align:right}
 th:first-child,td:first-child{text-align:left}th{color:var(--muted);font-weight:600}
 table.items th,table.items td{text-align:left;vertical-align:top}
+table.items td:first-child{white-space:nowrap}table.items td:nth-child(n+7){min-width:14em}
+.scroll{overflow-x:auto}
 .chips span{display:inline-block;background:#fff;border:1px solid var(--line);
 border-radius:12px;padding:2px 10px;margin:0 6px 6px 0;font-size:12px}
 details summary{cursor:pointer;font-weight:600;margin-bottom:8px}
@@ -473,7 +475,8 @@ def html(report: Report, texts: Texts | None = None) -> str:
         parts.append(_panel(title, _breakdown_chart(report, key), note))
     header, wrong = _misjudged_rows(report, texts)
     if wrong:
-        table = _html_table(header, wrong, css="items")
+        # Scrolls sideways inside its panel where the window is too narrow for the texts.
+        table = f"<div class='scroll'>{_html_table(header, wrong, css='items')}</div>"
         parts.append(_panel("Most confidently wrong", table, _MISJUDGED_NOTE))
     parts.append(_details_html(report))
     parts.append(_footer_html(report))
