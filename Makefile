@@ -71,12 +71,13 @@ wheels: | $(NEW_VENV)
 	rm -f '$(WHEELHOUSE)'/uxmon-*.whl  # the project itself installs from its checkout
 
 # Prometheus, Alertmanager and promtool for the integration and rule tests, stunnel for the
-# TLS test, Chromium for the HTML report's browser test (Debian packages).
+# TLS test, Chromium and a font for the HTML report's browser test (Debian packages).
 services:
 	@command -v promtool >/dev/null && command -v prometheus-alertmanager >/dev/null \
 	  && command -v stunnel4 >/dev/null && command -v chromium >/dev/null || { \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-	    --no-install-recommends prometheus prometheus-alertmanager stunnel4 chromium >/dev/null; }
+	    --no-install-recommends prometheus prometheus-alertmanager stunnel4 \
+	    chromium fonts-liberation >/dev/null; }
 
 # Assemble/convert the bundled weights once into ~/.cache/uxmon/models (a no-op after).
 models: install-demo
