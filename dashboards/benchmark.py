@@ -18,6 +18,12 @@ from dashboards.panels import (
     single_value,
 )
 from dashboards.promql import RANGE_WINDOW, eq, increase, matches, ratio, select, total
+from dashboards.recorded import (
+    BENCHMARK_SENSITIVITY,
+    BENCHMARK_SPECIFICITY,
+    LIVE_SENSITIVITY,
+    LIVE_SPECIFICITY,
+)
 from dashboards.vocabulary import BAD, GOOD, JOB, TASK1
 from stream.metrics import (
     BENCHMARK_FAILURES,
@@ -127,6 +133,28 @@ def build() -> Dashboard:
             "noisier). Needs the labels topic (docs/labels.md); the Wilson bounds are "
             "recorded as uxmon:live_recall_wilson_lower/upper:ratio1d.",
             [Query(_live_recall(), "{{scorer}} {{version}} {{source}} {{label}}")],
+            unit=RATIO,
+            max_value=1,
+        ),
+        graph(
+            "Accuracy behind the corrected rate: live vs benchmark",
+            "Sensitivity (Bad-Acc) and specificity (Good-Acc) per scorer: from the last "
+            "validation run, and live against explicit thumbs over 7 days (drawn where a "
+            "class has at least 100 thumbs). The corrected rate and the SLO alerts use the "
+            "benchmark figures, or the live ones where the rules are rendered with "
+            "correction: live (docs/alerts.md). A lasting gap means the validation set does "
+            "not look like this team's traffic, or that thumbing users are no random sample "
+            "(docs/labels.md). Recorded series: needs the recording rules; not filtered by "
+            "job (the rules aggregate per scorer).",
+            [
+                Query(select(recorded, matches("scorer", "$scorer")), f"{{{{scorer}}}} {name}")
+                for recorded, name in (
+                    (LIVE_SENSITIVITY, "live sensitivity"),
+                    (LIVE_SPECIFICITY, "live specificity"),
+                    (BENCHMARK_SENSITIVITY, "benchmark sensitivity"),
+                    (BENCHMARK_SPECIFICITY, "benchmark specificity"),
+                )
+            ],
             unit=RATIO,
             max_value=1,
         ),

@@ -17,6 +17,7 @@ INTERNAL: dict[str, str] = {}
 
 HISTOGRAM_SERIES_SUFFIXES = ("_bucket", "_sum", "_count")
 _METRIC_NAME = re.compile(r"\buxmon_[a-zA-Z0-9_]+")
+_RECORDED_NAME = re.compile(r"\buxmon:[a-zA-Z0-9_:]+")
 
 
 def panel_queries(dashboard: Mapping[str, Any]) -> Iterator[str]:
@@ -38,6 +39,16 @@ def variable_queries(dashboard: Mapping[str, Any]) -> Iterator[str]:
 def metric_names(expr: str) -> set[str]:
     """uxmon series names in a PromQL expression."""
     return set(_METRIC_NAME.findall(expr))
+
+
+def recorded_series(dashboards: Iterable[Mapping[str, Any]]) -> set[str]:
+    """Recording-rule series (`uxmon:...`) the dashboards query."""
+    return {
+        name
+        for dashboard in dashboards
+        for expr in panel_queries(dashboard)
+        for name in _RECORDED_NAME.findall(expr)
+    }
 
 
 def exported_name(series: str, exported: Iterable[str]) -> str:

@@ -1,8 +1,10 @@
 """UX overview: how dissatisfied users are (raw and corrected), by scenario and assistant; what
 they do next; what they say explicitly; how the scorers' scores are spread.
 
-Queries use base metrics only (no recording rules), so the dashboard works on any Prometheus
-that scrapes the worker.
+Queries use the worker's own metrics, so the dashboard works on any Prometheus that scrapes
+it. One exception: the corrected rate takes the scorer's accuracy from the recording rules
+where they are loaded, so that it is the rate the alerts read (`correction: live` included),
+and from the benchmark gauge where they are not.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from dashboards.promql import (
     select,
     total,
 )
+from dashboards.recorded import CORRECTION_SENSITIVITY, CORRECTION_SPECIFICITY
 from dashboards.vocabulary import (
     BAD,
     CONTENT_REACTIONS,
@@ -73,18 +76,26 @@ def raw_dissatisfaction(*by: str, window: str = RATE_WINDOW) -> str:
     return ratio(bad, scored)
 
 
-def _benchmark_rate(metric: str) -> str:
+def benchmark_accuracy(metric: str) -> str:
+    """The chosen scorer's last Task-1 validation figure (`bad_acc`, `good_acc`)."""
     # avg: during a rolling deploy two workers may report different scorer versions.
     chosen = (SCORER, JOB, eq("task", TASK1), eq("metric", metric))
     return total(select(BENCHMARK_METRIC, *chosen), how="avg")
 
 
+def correction_accuracy(recorded: str, metric: str) -> str:
+    """The accuracy the alerts' correction uses (a recorded series), else the benchmark's."""
+    return f"({total(select(recorded, SCORER), how='avg')} or {benchmark_accuracy(metric)})"
+
+
 def corrected_dissatisfaction(*by: str, window: str = RATE_WINDOW) -> str:
-    """Rogan–Gladen: (raw + spec − 1) / (sens + spec − 1), clamped to [0, 1], with
-    sens = Bad-Acc and spec = Good-Acc of the chosen scorer's last Task-1 validation. Empty
-    (no data) while no validation has run or when sens + spec − 1 ≤ 0 (the scorer is no better than
-    chance, so the observed rate says nothing)."""
-    sensitivity, specificity = _benchmark_rate("bad_acc"), _benchmark_rate("good_acc")
+    """Rogan–Gladen: (raw + spec − 1) / (sens + spec − 1), clamped to [0, 1], with the
+    sensitivity and specificity the alerts' correction uses (the last Task-1 validation's
+    Bad-Acc and Good-Acc, or the live figures with `correction: live`). Empty (no data) while
+    no validation has run or when sens + spec − 1 ≤ 0 (the scorer is no better than chance,
+    so the observed rate says nothing)."""
+    sensitivity = correction_accuracy(CORRECTION_SENSITIVITY, "bad_acc")
+    specificity = correction_accuracy(CORRECTION_SPECIFICITY, "good_acc")
     join = " on() group_left() " if by else " "
     youden = f"({sensitivity} + {specificity} - 1 > 0)"
     corrected = (
@@ -145,10 +156,12 @@ def build() -> Dashboard:
         ),
         single_value(
             "Dissatisfied (corrected, whole range)",
-            "The raw share corrected for the chosen scorer's known errors (Rogan–Gladen with "
-            "Bad-Acc as sensitivity and Good-Acc as specificity from its last Task-1 "
-            "validation run). Empty until a validation has run, or when Bad-Acc + Good-Acc "
-            "- 1 <= 0 (the judge is no better than chance).",
+            "The raw share corrected for the chosen scorer's known errors (Rogan–Gladen "
+            "with the sensitivity and specificity the alerts use: Bad-Acc and Good-Acc from "
+            "its last Task-1 validation run, or the live figures against thumbs where the "
+            "rules are rendered with correction: live; the Benchmark dashboard shows both). "
+            "Empty until a validation has run, or when sensitivity + specificity - 1 <= 0 "
+            "(the judge is no better than chance).",
             Query(corrected_dissatisfaction(window=RANGE_WINDOW), instant=True),
             unit=RATIO,
             width=QUARTER,

@@ -7,12 +7,23 @@ import ast
 import re
 from pathlib import Path
 
+import yaml
+
 from dashboards import coverage
 from dashboards.render import as_dicts
 from stream.metrics import Metrics, all_metric_names
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = ROOT / "docs" / "metrics.md"
+RECORDING = ROOT / "deploy" / "prometheus" / "rules" / "recording.yml"
+
+
+def test_every_queried_recorded_series_is_recorded_by_the_shipped_rules() -> None:
+    rules = yaml.safe_load(RECORDING.read_text(encoding="utf-8"))
+    recorded = {rule["record"] for group in rules["groups"] for rule in group["rules"]}
+    queried = coverage.recorded_series(as_dicts().values())
+    assert queried, "the corrected rate reads the correction's recorded accuracy"
+    assert queried <= recorded, f"not recorded in {RECORDING}: {sorted(queried - recorded)}"
 
 
 def test_exported_names_are_what_the_registry_exposes() -> None:

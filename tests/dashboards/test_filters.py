@@ -36,4 +36,4 @@ def test_the_overviews_rates_read_the_chosen_scorer_the_judge_by_default() -> No
     (scorer,) = [v for v in board["templating"]["list"] if v["name"] == "scorer"]
     assert scorer["current"]["value"] == "ux_judge" and not scorer.get("multi")
     assert 'scorer="$scorer"' in ux_overview.raw_dissatisfaction()
-    assert ux_overview.corrected_dissatisfaction().count('scorer="$scorer"') == 5
+    assert ux_overview.corrected_dissatisfaction().count('scorer="$scorer"') == 8

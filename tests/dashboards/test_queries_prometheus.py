@@ -1,5 +1,7 @@
 """Every dashboard query runs on a real Prometheus scraping a real exporter of the worker's
-metrics, and returns series; the corrected dissatisfaction rate matches benchmark.correction."""
+metrics and evaluating the shipped recording rules (rendered with `correction: live`), and
+returns series; the corrected dissatisfaction rate matches benchmark.correction and is the
+rate the alerts read."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import pytest
 from prometheus_client import start_http_server
 
 from benchmark.correction import rogan_gladen
-from dashboards import render, ux_overview
+from dashboards import recorded, render, rules, ux_overview
 from dashboards.coverage import panel_queries, variable_queries
 from stream.broker import free_port
 from stream.metrics import Metrics
@@ -34,6 +36,10 @@ VARIABLES = {
 # The UX overview's scorer variable is single-valued (one heatmap per scorer).
 VARIABLES_BY_DASHBOARD = {ux_overview.UID: {"$scorer": "ux_judge"}}
 BAD_SHARE, BAD_ACC, GOOD_ACC = 0.3, 0.7, 0.8
+# Explicit thumbs per tick: enough for the live accuracy's 100-per-class minimum in 16
+# ticks. Live sensitivity 1/2, live specificity 1, unlike the benchmark's figures.
+THUMBS = 10
+LIVE_SENSITIVITY, LIVE_SPECIFICITY = 0.5, 1.0
 
 
 def substitute(expr: str, uid: str = "") -> str:
@@ -57,7 +63,9 @@ def feed(metrics: Metrics) -> None:
     count(m, "uxmon_labels_total", "explicit", "thumbs_down")
     count(m, "uxmon_labels_total", "implicit", "satisfied")
     for verdict, label in (("bad", "disliked"), ("good", "disliked"), ("good", "liked")):
-        count(m, "uxmon_label_verdicts_total", "ux_judge", "v1", verdict, label, "explicit")
+        count(
+            m, "uxmon_label_verdicts_total", "ux_judge", "v1", verdict, label, "explicit", n=THUMBS
+        )
     bad = round(10 * BAD_SHARE)
     count(m, "uxmon_turns_scored_total", "ux_judge", "bad", scenario, assistant, n=bad)
     count(m, "uxmon_turns_scored_total", "ux_judge", "good", scenario, assistant, n=10 - bad)
@@ -123,7 +131,11 @@ def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prometheus]
     server, thread = start_http_server(port, addr="127.0.0.1", registry=metrics.registry)
     try:
         workdir: Path = tmp_path_factory.mktemp("prometheus")
-        with Prometheus(workdir, [f"127.0.0.1:{port}"], scrape_interval="1s") as running:
+        written = rules.write(rules.RulesConfig(correction="live"), workdir / "rendered")
+        rule_files = [path for path in written if path.parent.name == "rules"]
+        with Prometheus(
+            workdir, [f"127.0.0.1:{port}"], scrape_interval="1s", rule_files=rule_files
+        ) as running:
             # Enough scrapes for every 15 s rate window to see the counters grow.
             for _ in range(16):
                 feed(metrics)
@@ -154,20 +166,28 @@ def test_query_returns_series(prometheus: Prometheus, uid: str, expr: str) -> No
     assert prometheus.query(query), f"{uid}: no series for {query}"
 
 
-def test_corrected_rate_is_rogan_gladen(prometheus: Prometheus) -> None:
+def test_corrected_rate_is_rogan_gladen_with_the_alerts_accuracy(prometheus: Prometheus) -> None:
     # A window over all the traffic: the counters stopped when feeding ended, and this test
     # may run long after (a 15 s window would then hold no increase).
     whole = "1h"
     uid = ux_overview.UID  # its $scorer picks the scorer the rates read
-    raw = prometheus.query(substitute(ux_overview.raw_dissatisfaction(window=whole), uid))
-    corrected = prometheus.query(
-        substitute(ux_overview.corrected_dissatisfaction(window=whole), uid)
-    )
-    by_scenario = prometheus.query(
-        substitute(ux_overview.corrected_dissatisfaction("scenario", window=whole), uid)
-    )
-    expected = rogan_gladen(BAD_SHARE, BAD_ACC, GOOD_ACC).prevalence
+
+    def value(expr: str) -> list[float]:
+        return [float(s["value"][1]) for s in prometheus.query(substitute(expr, uid))]
+
+    # With the rules loaded, the live figures the alerts' correction uses; the benchmark's
+    # remain the fallback where the rules are not.
+    assert value(ux_overview.benchmark_accuracy("bad_acc")) == pytest.approx([BAD_ACC])
+    sensitivity = ux_overview.correction_accuracy(recorded.CORRECTION_SENSITIVITY, "bad_acc")
+    specificity = ux_overview.correction_accuracy(recorded.CORRECTION_SPECIFICITY, "good_acc")
+    assert value(sensitivity) == pytest.approx([LIVE_SENSITIVITY])
+    assert value(specificity) == pytest.approx([LIVE_SPECIFICITY])
+
+    expected = rogan_gladen(BAD_SHARE, LIVE_SENSITIVITY, LIVE_SPECIFICITY).prevalence
     assert expected is not None
-    assert float(raw[0]["value"][1]) == pytest.approx(BAD_SHARE)
-    assert float(corrected[0]["value"][1]) == pytest.approx(expected)
-    assert [float(s["value"][1]) for s in by_scenario] == pytest.approx([expected])
+    assert value(ux_overview.raw_dissatisfaction(window=whole)) == pytest.approx([BAD_SHARE])
+    assert value(ux_overview.corrected_dissatisfaction(window=whole)) == pytest.approx([expected])
+    by_scenario = ux_overview.corrected_dissatisfaction("scenario", window=whole)
+    assert value(by_scenario) == pytest.approx([expected])
+    # the alerts' series (one assistant here, so the same population)
+    assert value("uxmon:dissatisfaction_rate_corrected:ratio_rate1h") == pytest.approx([expected])
