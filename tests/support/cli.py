@@ -12,7 +12,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def uxmon(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("UXMON_")}
+    # No width either: pytest-xdist's workers set COLUMNS=80, and help is rendered for a pipe.
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("UXMON_") and k not in ("COLUMNS", "LINES", "TERMINAL_WIDTH")
+    }
     return subprocess.run(
         [sys.executable, "-m", "stream.cli", *args],
         env={**clean, **env},
