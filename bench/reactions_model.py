@@ -1,8 +1,8 @@
 """Train and evaluate the learned reaction model (stream/reaction_model.py), leave-one-writer-out.
 
-Every assistant reply that the user answered in the writers' sessions (by default all 13:
-benchmark/data/sessions, sessions_heldout, sessions_fresh) is one example (its writer's
-label); `no_follow_up` is a timer's call and is left out. Each writer's examples are
+Every assistant reply that the user answered in the writers' sessions (by default all 19:
+benchmark/data/sessions, sessions_heldout, sessions_fresh, sessions_set4) is one example
+(its writer's label); `no_follow_up` is a timer's call and is left out. Each writer's examples are
 scored by a model trained on the other writers only (LOWO), and the figures (overall, per
 kind, per language, per kind within each language, per writer, with Wilson 95 %
 intervals) stand beside the majority class and the rules alone.
@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from reactions_learned import examples  # noqa: E402
 
-from benchmark.sessions import load_sessions  # noqa: E402
+from benchmark.sessions import WRITER_SETS, load_sessions, writer_folders  # noqa: E402
 from benchmark.tasks import wilson  # noqa: E402
 from scorer.ux_judge import reply_input_ids  # noqa: E402
 from stream.reaction_model import (  # noqa: E402
@@ -59,7 +59,6 @@ L2 = 1.0
 EMBEDDING_SCALE = 0.3
 GRID = [(l2, s) for l2 in (0.3, 1.0, 3.0) for s in (0.2, 0.3, 0.5)]
 EPOCH = datetime(2026, 11, 20, tzinfo=UTC)
-POOL = ("sessions", "sessions_heldout", "sessions_fresh")  # r01-r07, r08-r09, r10-r13
 # LOWO accuracy of what was tried while choosing the recipe (679 answered replies; one
 # standard error is about 1.6 points, so differences under ~3 points are noise).
 TRIED = {
@@ -330,8 +329,8 @@ def main(argv: list[str] | None = None) -> int:
         "--sessions",
         type=Path,
         nargs="+",
-        default=[ROOT / "benchmark/data" / name for name in POOL],
-        help="session folders to pool (default: every writer's, " + ", ".join(POOL) + ")",
+        default=writer_folders(),
+        help="session folders to pool (default: every writer's, " + ", ".join(WRITER_SETS) + ")",
     )
     parser.add_argument(
         "--heldout",

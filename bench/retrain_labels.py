@@ -4,7 +4,7 @@ the same source, with intervals and a paired gate.
 
     python bench/retrain_labels.py [--holdout 0.25] [--out bench/results/retrain_labels.json]
 
-The source: the 13 independent writers' sessions (benchmark/data/sessions*), standing in
+The source: the 19 independent writers' sessions (benchmark/data/sessions*), standing in
 for one team's traffic (UXBench's central claim is that a judge trained on a product's own
 users beats general judges; here the "team" is this pool). Labels are made the way the
 labels topic makes them (stream/labels.py): a thumb, regenerate, copy or share on a reply
@@ -34,11 +34,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmark.sessions import writer_folders  # noqa: E402
 from benchmark.tasks import wilson  # noqa: E402
 from stream.labels import EXPLICIT, IMPLICIT  # noqa: E402
 from stream.reactions import Reaction  # noqa: E402
-
-POOL = ("sessions", "sessions_heldout", "sessions_fresh")
 
 
 def labelled(session: dict[str, Any]) -> list[dict[str, Any]]:
@@ -131,8 +130,8 @@ def main(argv: list[str] | None = None) -> int:
 
     sessions = [
         json.loads(line)
-        for name in POOL
-        for path in sorted((ROOT / "benchmark/data" / name).glob("r*.jsonl"))
+        for folder in writer_folders()
+        for path in sorted(folder.glob("r*.jsonl"))
         for line in path.read_text(encoding="utf-8").splitlines()
         if line.strip()
     ]
@@ -175,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         ),
     }
     result = {
-        "source": "13 writers' sessions (benchmark/data/sessions*), ordered by start time",
+        "source": f"{len({s['writer'] for s in sessions})} writers' sessions "
+        "(benchmark/data/sessions*), ordered by start time",
         "labels": "explicit feedback, else the writer's complaint/satisfied reaction",
         "train_labels": len(train),
         "window_labels": len(window),

@@ -116,8 +116,18 @@ class Session:
         return sum(step.after_s for step in self.steps)
 
 
+#: Every writer set under benchmark/data, in the order they were written (each folder's
+#: README): r01-r07, r08-r09, r10-r13, r14-r19. The reaction model is trained on all.
+WRITER_SETS = ("sessions", "sessions_heldout", "sessions_fresh", "sessions_set4")
+
+
 def default_root() -> Path:
     return Path(str(resources.files("benchmark") / "data" / "sessions"))
+
+
+def writer_folders() -> list[Path]:
+    """The folders of WRITER_SETS."""
+    return [default_root().parent / name for name in WRITER_SETS]
 
 
 def load_sessions(root: Path | None = None) -> list[Session]:

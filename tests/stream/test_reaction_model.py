@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchmark.sessions import writer_folders
 from stream.reaction_model import (
     CLASSES,
     EMBEDDING_PREFIX,
@@ -124,13 +125,8 @@ def test_no_previous_message_is_allowed(model: ReactionModel, patterns: Patterns
 def test_committed_artefact_loads_and_names_its_training(model: ReactionModel) -> None:
     assert model.embedding_dim == DIM
     # Every writer's sessions (as bench/reactions_model.py pools them), none held back.
-    data = Path(__file__).resolve().parents[2] / "benchmark" / "data"
-    writers = sorted(
-        p.stem
-        for name in ("sessions", "sessions_heldout", "sessions_fresh")
-        for p in (data / name).glob("r*.jsonl")
-    )
-    assert model.meta["training_writers"] == writers == [f"r{i:02d}" for i in range(1, 14)]
+    writers = sorted(p.stem for folder in writer_folders() for p in folder.glob("r*.jsonl"))
+    assert model.meta["training_writers"] == writers == [f"r{i:02d}" for i in range(1, 20)]
     assert model.meta["feature_spec"]["embedding_prefix"] == EMBEDDING_PREFIX
     assert len(model.version) == 12
 
