@@ -49,12 +49,13 @@ def test_no_follow_up_and_the_episode_limit_fire_while_the_worker_is_saturated(
         key, value = encode(event)
         producer.send(topic, key=key, value=value)
 
-    stopped = threading.Event()
+    stopped, enough = threading.Event(), threading.Event()
 
     def traffic() -> None:
-        started, sent = time.monotonic(), 0
-        while (elapsed := time.monotonic() - started) < TRAFFIC_S:
-            if sent == 2 * OFFERED_PER_S:  # two seconds in: the conversations under test
+        started, sent, placed = time.monotonic(), 0, False
+        while (elapsed := time.monotonic() - started) < TRAFFIC_S and not enough.is_set():
+            if not placed and sent >= 2 * OFFERED_PER_S:  # two seconds in: those under test
+                placed = True
                 now = datetime.now(UTC)
                 send(turn_event(quiet, "q1", "user", now, "How do I reset my router?"))
                 send(turn_event(quiet, "q2", "assistant", now, "Hold the reset button 10 s."))
@@ -93,6 +94,7 @@ def test_no_follow_up_and_the_episode_limit_fire_while_the_worker_is_saturated(
         lag_while_found = worker.total(CONSUMER_LAG)
     consumer.close()
     traffic_running = not stopped.is_set()
+    enough.set()
     sender.join(TRAFFIC_S + 30)
     producer.close()
 
