@@ -25,6 +25,7 @@ import os
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -55,6 +56,16 @@ from stream.validation import Validator
 log = logging.getLogger("uxmon")
 
 EXIT_BATCH_FAILED = 70  # EX_SOFTWARE: let the supervisor restart us
+
+
+@dataclass(slots=True)
+class _Timings:
+    """A partition's stored states as the due indexes take them: (key, time) lists."""
+
+    follow_ups: list[tuple[bytes, float]] = field(default_factory=list)
+    episodes: list[tuple[bytes, float]] = field(default_factory=list)
+    idle: list[tuple[bytes, float]] = field(default_factory=list)
+    reached: float | None = None  # the newest event time among them
 
 
 class Scorers(NamedTuple):
@@ -216,7 +227,7 @@ class Service:
         self._epoch += 1
         self._marks.clear()
         for due in (self._follow_ups, self._episodes, self._idle):
-            due.drop()
+            due.clear()
         self._event_time.clear()
         self.metrics.ledger.hide()  # the partitions' next owners continue their totals
 
@@ -232,16 +243,27 @@ class Service:
         todo = partitions - self._marks.keys()
         if not todo:
             return
+        stored = [
+            (key, value)
+            for key, value in list(self.table.items())
+            if not is_handled_key(key) and value and value.get("partition") in todo
+        ]
         entries: dict[int, list[Entry]] = {p: [] for p in todo}
-        for due in (self._follow_ups, self._episodes, self._idle):
-            due.drop(todo)
-        for key, value in list(self.table.items()):
-            if not is_handled_key(key) and value and value.get("partition") in todo:
-                entry = Entry.from_json(value.get("ledger"))
-                if entry is not None:
-                    entries[value["partition"]].append(entry)
-                self._index(key, ConversationState.from_json(value))
-        epoch, marks = self._epoch, {}
+        for _, value in stored:
+            entry = Entry.from_json(value.get("ledger"))
+            if entry is not None:
+                entries[value["partition"]].append(entry)
+        # Reading every state takes seconds at a million: in the batch thread (no batch
+        # runs under the lock), so the loop goes on heartbeating meanwhile.
+        loop, epoch = asyncio.get_running_loop(), self._epoch
+        timings = await loop.run_in_executor(self._executor, self._timings, stored, todo)
+        for partition, timing in timings.items() if epoch == self._epoch else ():
+            self._follow_ups.load(partition, timing.follow_ups)
+            self._episodes.load(partition, timing.episodes)
+            self._idle.load(partition, timing.idle)
+            if timing.reached is not None:
+                self._event_time[partition] = timing.reached
+        marks = {}
         for partition in todo:
             mark = Mark.from_json(self.table.get(handled_key(partition)))
             marks[partition] = reconciled = mark.reconciled(entries[partition])
@@ -470,6 +492,25 @@ class Service:
         if state.last_ts is not None:
             reached = state.last_ts.timestamp()
             self._event_time[partition] = max(reached, self._event_time.get(partition, reached))
+
+    def _timings(
+        self, stored: list[tuple[bytes, dict[str, Any]]], partitions: set[int]
+    ) -> dict[int, _Timings]:
+        """What `_index` puts for each stored state, per partition, in bulk."""
+        out = {partition: _Timings() for partition in partitions}
+        ttl = self.settings.conversation_ttl_s
+        for key, value in stored:
+            state = ConversationState.from_json(value)
+            timings = out[value["partition"]]
+            follow_up, episode = self.pipeline.time_limits(state)
+            if follow_up is not None:
+                timings.follow_ups.append((key, follow_up))
+            if episode is not None:
+                timings.episodes.append((key, episode))
+            timings.idle.append((key, state.touched_at + ttl))
+            if state.last_ts is not None:
+                timings.reached = max(state.last_ts.timestamp(), timings.reached or 0.0)
+        return out
 
     def _clocks(self, caught_up: set[int]) -> dict[int, datetime]:
         """The time each owned partition's limits run on: the wall clock once it is caught

@@ -17,6 +17,10 @@ class _Partition:
     at: dict[bytes, float] = field(default_factory=dict)
     heap: list[tuple[float, bytes]] = field(default_factory=list)
 
+    def rebuild(self) -> None:
+        self.heap = [(at, key) for key, at in self.at.items()]
+        heapq.heapify(self.heap)
+
 
 class Due:
     """Keys by the time (seconds) they fall due, per partition."""
@@ -38,8 +42,13 @@ class Due:
         part.at[key] = at
         heapq.heappush(part.heap, (at, key))
         if len(part.heap) > 2 * len(part.at) + 1024:  # mostly superseded entries
-            part.heap = [(t, k) for k, t in part.at.items()]
-            heapq.heapify(part.heap)
+            part.rebuild()
+
+    def load(self, partition: int, items: list[tuple[bytes, float]]) -> None:
+        """`partition`'s keys and times all at once (after a rebalance), replacing what
+        was there: one heapify instead of a push each."""
+        self._partitions[partition] = part = _Partition(dict(items))
+        part.rebuild()
 
     def take(self, partition: int, until: float) -> list[bytes]:
         """The keys of `partition` due by `until`, earliest first; they leave the index
@@ -55,10 +64,6 @@ class Due:
                 taken.append(key)
         return taken
 
-    def drop(self, partitions: set[int] | None = None) -> None:
-        """Forget `partitions` (all when None): another worker owns them, or they are
-        about to be indexed again from the table."""
-        if partitions is None:
-            self._partitions.clear()
-        for partition in partitions or ():
-            self._partitions.pop(partition, None)
+    def clear(self) -> None:
+        """Forget every partition: another worker owns them now."""
+        self._partitions.clear()

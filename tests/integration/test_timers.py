@@ -107,3 +107,34 @@ def test_no_follow_up_and_the_episode_limit_fire_while_the_worker_is_saturated(
     seen, _ = found["no_follow_up"]
     asked = datetime.fromisoformat(seen["ts"]) - datetime.fromisoformat(episode["opened_ts"])
     assert FOLLOW_UP_S <= asked.total_seconds() <= FOLLOW_UP_S + 10
+
+
+def test_a_restarted_worker_times_out_what_its_predecessor_left_waiting(
+    broker: str, names: dict[str, str], start_worker: Start
+) -> None:
+    """The due index is rebuilt from the recovered table: no event for the conversation
+    arrives after the restart, so only the rebuilt index can time it out."""
+    from tests.support.services import produce, read_topic
+
+    tag = uuid.uuid4().hex[:6]
+    quiet = f"quiet-{tag}"
+    now = datetime.now(UTC)
+    first = start_worker(reaction_model="", follow_up_timeout_s=600, timers_interval_s=0.5)
+    produce(
+        broker,
+        names["turns_topic"],
+        [
+            encode(turn_event(quiet, "q1", "user", now, "How do I reset my router?")),
+            encode(turn_event(quiet, "q2", "assistant", now, "Hold the reset button 10 s.")),
+        ],
+    )
+    first.wait_for("uxmon_turns_scored_total", 1)
+    first.kill9()
+    time.sleep(4)  # the dead member's 3 s session expires before the next one joins
+
+    second = start_worker(reaction_model="", follow_up_timeout_s=FOLLOW_UP_S, timers_interval_s=0.5)
+    second.wait_for("uxmon_reactions_total", 1, 60)
+    reactions = [
+        r for r in read_topic(broker, names["scores_topic"], 2, 30) if r["type"] == "reaction"
+    ]
+    assert [(r["conversation_id"], r["reaction"]) for r in reactions] == [(quiet, "no_follow_up")]

@@ -32,12 +32,13 @@ def test_superseded_entries_do_not_pile_up() -> None:
     assert due.take(0, 1e9) == [b"a"]
 
 
-def test_dropping_partitions_forgets_only_them() -> None:
+def test_a_partition_loads_at_once_and_clear_forgets_all() -> None:
     due = Due()
-    due.put(0, b"a", 1.0)
+    due.put(0, b"old", 1.0)
     due.put(1, b"b", 1.0)
-    due.drop({0})
-    assert due.take(0, 2.0) == [] and due.take(1, 2.0) == [b"b"]
-    due.put(2, b"c", 1.0)
-    due.drop()
-    assert len(due) == 0
+    due.load(0, [(b"c", 3.0), (b"a", 1.0), (b"b2", 2.0)])  # replaces partition 0
+    assert due.take(0, 2.0) == [b"a", b"b2"] and len(due) == 2
+    due.put(0, b"c", 5.0)  # a write after the load supersedes it
+    assert due.take(0, 4.0) == [] and due.take(0, 5.0) == [b"c"]
+    due.clear()
+    assert len(due) == 0 and due.take(1, 2.0) == []
