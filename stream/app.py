@@ -25,8 +25,6 @@ import os
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 import faust
@@ -38,7 +36,6 @@ from stream import __version__
 from stream.accounting import Accounting
 from stream.cascade import Budget, Deadline
 from stream.conversation import ConversationState, Position, Signal, Tracking
-from stream.due import Due
 from stream.events import utcnow
 from stream.health import HEALTH_PATH, Health, serve
 from stream.labels import Labelled, Source, label_record
@@ -56,16 +53,6 @@ from stream.validation import Validator
 log = logging.getLogger("uxmon")
 
 EXIT_BATCH_FAILED = 70  # EX_SOFTWARE: let the supervisor restart us
-
-
-@dataclass(slots=True)
-class _Timings:
-    """A partition's stored states as the due indexes take them: (key, time) lists."""
-
-    follow_ups: list[tuple[bytes, float]] = field(default_factory=list)
-    episodes: list[tuple[bytes, float]] = field(default_factory=list)
-    idle: list[tuple[bytes, float]] = field(default_factory=list)
-    reached: float | None = None  # the newest event time among them
 
 
 class Scorers(NamedTuple):
@@ -147,11 +134,6 @@ class Service:
         # `_epoch` counts assignments, so a batch that outlives one shows nothing stale.
         self._marks: dict[int, Mark] = {}
         self._epoch = 0
-        # What falls due when in the owned partitions (stream/due.py): replies awaiting a
-        # follow-up, open episodes, idle conversations. Indexed as states are written, and
-        # from the table once it is recovered; with the newest event time applied in each.
-        self._follow_ups, self._episodes, self._idle = Due(), Due(), Due()
-        self._event_time: dict[int, float] = {}
         self.health = Health(settings.health_loop_s, settings.health_progress_s)
         metrics.ledger.alive = self._alive
         self.security = settings.kafka_security()  # its files are read once, here
@@ -226,9 +208,6 @@ class Service:
     async def _on_revoked(self, app: faust.App, revoked: set[TP], **_: Any) -> None:
         self._epoch += 1
         self._marks.clear()
-        for due in (self._follow_ups, self._episodes, self._idle):
-            due.clear()
-        self._event_time.clear()
         self.metrics.ledger.hide()  # the partitions' next owners continue their totals
 
     async def _on_rebalance_complete(self, app: faust.App, **_: Any) -> None:
@@ -238,32 +217,17 @@ class Service:
 
     async def _reconcile(self, partitions: set[int]) -> None:
         """Each partition's mark with the shares of states a crash left it without,
-        written back before anything else moves on (stream/ledger.py), then shown; and
-        what falls due in the partition, indexed from its states."""
+        written back before anything else moves on (stream/ledger.py), then shown."""
         todo = partitions - self._marks.keys()
         if not todo:
             return
-        stored = [
-            (key, value)
-            for key, value in list(self.table.items())
-            if not is_handled_key(key) and value and value.get("partition") in todo
-        ]
         entries: dict[int, list[Entry]] = {p: [] for p in todo}
-        for _, value in stored:
-            entry = Entry.from_json(value.get("ledger"))
-            if entry is not None:
-                entries[value["partition"]].append(entry)
-        # Reading every state takes seconds at a million: in the batch thread (no batch
-        # runs under the lock), so the loop goes on heartbeating meanwhile.
-        loop, epoch = asyncio.get_running_loop(), self._epoch
-        timings = await loop.run_in_executor(self._executor, self._timings, stored, todo)
-        for partition, timing in timings.items() if epoch == self._epoch else ():
-            self._follow_ups.load(partition, timing.follow_ups)
-            self._episodes.load(partition, timing.episodes)
-            self._idle.load(partition, timing.idle)
-            if timing.reached is not None:
-                self._event_time[partition] = timing.reached
-        marks = {}
+        for key, value in list(self.table.items()):
+            if not is_handled_key(key) and value and value.get("partition") in todo:
+                entry = Entry.from_json(value.get("ledger"))
+                if entry is not None:
+                    entries[value["partition"]].append(entry)
+        epoch, marks = self._epoch, {}
         for partition in todo:
             mark = Mark.from_json(self.table.get(handled_key(partition)))
             marks[partition] = reconciled = mark.reconciled(entries[partition])
@@ -426,7 +390,6 @@ class Service:
                 if share:
                     value["ledger"] = Entry(seqs[state.partition], share).to_json()
             self.table[conversation_id.encode()] = value
-            self._index(conversation_id.encode(), state)
         marks = {
             p: self._marks[p].after(seq, handled.get(p), tally.of_partition(p))
             for p, seq in seqs.items()
@@ -480,74 +443,28 @@ class Service:
             self._lag_labels.add(partition)
         self.health.lags(lags.values())
 
-    def _index(self, key: bytes, state: ConversationState) -> None:
-        """When `state`'s time limits and its idle time run out (stream/due.py)."""
-        partition = state.partition
-        if partition is None:
-            return
-        follow_up, episode = self.pipeline.time_limits(state)
-        self._follow_ups.put(partition, key, follow_up)
-        self._episodes.put(partition, key, episode)
-        self._idle.put(partition, key, state.touched_at + self.settings.conversation_ttl_s)
-        if state.last_ts is not None:
-            reached = state.last_ts.timestamp()
-            self._event_time[partition] = max(reached, self._event_time.get(partition, reached))
-
-    def _timings(
-        self, stored: list[tuple[bytes, dict[str, Any]]], partitions: set[int]
-    ) -> dict[int, _Timings]:
-        """What `_index` puts for each stored state, per partition, in bulk."""
-        out = {partition: _Timings() for partition in partitions}
-        ttl = self.settings.conversation_ttl_s
-        for key, value in stored:
-            state = ConversationState.from_json(value)
-            timings = out[value["partition"]]
-            follow_up, episode = self.pipeline.time_limits(state)
-            if follow_up is not None:
-                timings.follow_ups.append((key, follow_up))
-            if episode is not None:
-                timings.episodes.append((key, episode))
-            timings.idle.append((key, state.touched_at + ttl))
-            if state.last_ts is not None:
-                timings.reached = max(state.last_ts.timestamp(), timings.reached or 0.0)
-        return out
-
-    def _clocks(self, caught_up: set[int]) -> dict[int, datetime]:
-        """The time each owned partition's limits run on: the wall clock once it is caught
-        up; while it is behind, the newest event time applied in it less the lateness
-        allowed (never ahead of the wall clock). A partition with no event yet waits."""
-        now = utcnow()
-        clocks = {}
-        for partition in self._marks:
-            reached = self._event_time.get(partition)
-            if partition in caught_up:
-                clocks[partition] = now
-            elif reached is not None:
-                behind = datetime.fromtimestamp(reached - self.settings.event_lateness_s, UTC)
-                clocks[partition] = min(now, behind)
-        return clocks
-
     async def _follow_time(self) -> None:
-        """Time passing: no-follow-up reactions and episode time limits, over what has
-        fallen due. It waits for a running batch (the lock is fair), so no load starves it."""
+        """Time passing: no-follow-up reactions and episode time limits, on event time."""
+        if self._state_lock.locked():
+            return  # a batch is running; the next tick comes soon enough
         async with self._state_lock:
-            due: dict[bytes, datetime] = {}
-            for partition, clock in self._clocks(await self.reader.caught_up()).items():
-                until = clock.timestamp()
-                for index in (self._follow_ups, self._episodes):
-                    due.update((key, clock) for key in index.take(partition, until))
-            states = {
-                key: ConversationState.from_json(value)
-                for key in due
-                if (value := self.table.get(key))
-            }
-            tick = self.pipeline.tick((key, state, due[key]) for key, state in states.items())
-            for key, state in states.items():
-                self._index(key, tick.changed.get(key, state))
+            caught_up = await self.reader.caught_up()
+            owned = self._marks.keys()  # reconciled since the table's recovery
+            tick = self.pipeline.tick(
+                (
+                    (key, state, state.partition in caught_up)
+                    for key, value in list(self.table.items())
+                    # nothing to time out (or a partition's handled mark), or a standby copy
+                    if value and (value.get("awaiting") or value.get("episode"))
+                    if value.get("partition") in owned
+                    for state in (ConversationState.from_json(value),)
+                ),
+                utcnow(),
+            )
             if tick.signals:
                 delivery = asyncio.ensure_future(self._deliver_timed(tick.changed, tick.signals))
                 await asyncio.shield(delivery)
-            self.metrics.episodes_open.set(len(self._episodes))
+            self.metrics.episodes_open.set(tick.episodes_open)
 
     async def _deliver_timed(
         self, changed: dict[bytes, ConversationState], signals: list[tuple[str, Signal]]
@@ -558,18 +475,19 @@ class Service:
         self.accounting.observe_signals(signals)
 
     async def _evict_idle(self) -> None:
-        """Conversations idle past their TTL leave the table (and the indexes)."""
-        evicted = 0
-        for partition in list(self._marks):
-            for key in self._idle.take(partition, time.time()):
-                self._follow_ups.put(partition, key, None)
-                self._episodes.put(partition, key, None)
-                if key in self.table:
-                    del self.table[key]
-                    evicted += 1
+        cutoff = time.time() - self.settings.conversation_ttl_s
+        active = {tp.partition for tp in self.reader.owned()}
+        mine = [
+            (k, v)
+            for k, v in list(self.table.items())
+            if v and v.get("partition") in active and not is_handled_key(k)
+        ]
+        stale = [k for k, v in mine if v.get("touched_at", 0) < cutoff]
+        for key in stale:
+            del self.table[key]
         await self._confirm_state()
-        self.metrics.evicted.inc(evicted)
-        self.metrics.conversations.set(len(self._idle))
+        self.metrics.evicted.inc(len(stale))
+        self.metrics.conversations.set(len(mine) - len(stale))
 
     def _stop_children(self) -> None:
         """Every exit path ends the validation child: `os._exit` runs no finally."""

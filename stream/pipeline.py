@@ -67,6 +67,7 @@ class Tick:
 
     changed: dict[bytes, ConversationState]  # by table key
     signals: list[tuple[str, Signal]]
+    episodes_open: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,29 +147,24 @@ class Pipeline:
             return parsed, None, load_state
         return parsed, learned, load_state
 
-    def tick(self, states: Iterable[tuple[bytes, ConversationState, datetime]]) -> Tick:
-        """Time passing over (key, state, time) of states this worker owns, each judged at
-        its partition's time: the wall clock once the partition is caught up, the event
-        time it has reached while it is behind (the message that answers a reply may be
-        in the backlog)."""
+    def tick(self, states: Iterable[tuple[bytes, ConversationState, bool]], now: datetime) -> Tick:
+        """Time passing over (key, state, caught_up) of the states this worker owns. A
+        state whose partition is still catching up keeps its time: the message that
+        answers a reply may be in the backlog."""
         changed: dict[bytes, ConversationState] = {}
         signals: list[tuple[str, Signal]] = []
-        for key, state, now in states:
-            state, more = expire(state, now, follow_up_s=self.follow_up_s, episode_s=self.episode_s)
-            if more:
-                changed[key] = state
-                # With time passing no verdict is still to come: settle on what is known.
-                signals += [(key.decode(), _settled_now(signal)) for signal in more]
-        return Tick(changed, signals)
-
-    def time_limits(self, state: ConversationState) -> tuple[float | None, float | None]:
-        """When (event-time seconds) the reply awaiting its follow-up and the open episode
-        run out of time, if there are any."""
-        awaiting, episode = state.awaiting, state.episode
-        return (
-            awaiting.ts.timestamp() + self.follow_up_s if awaiting else None,
-            episode.opened_ts.timestamp() + self.episode_s if episode else None,
-        )
+        episodes_open = 0
+        for key, state, caught_up in states:
+            if caught_up:
+                state, more = expire(
+                    state, now, follow_up_s=self.follow_up_s, episode_s=self.episode_s
+                )
+                if more:
+                    changed[key] = state
+                    # With time passing no verdict is still to come: settle on what is known.
+                    signals += [(key.decode(), _settled_now(signal)) for signal in more]
+            episodes_open += state.episode is not None
+        return Tick(changed, signals, episodes_open)
 
 
 def _settled_now(signal: Signal) -> Signal:

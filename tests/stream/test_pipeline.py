@@ -221,7 +221,7 @@ def test_a_run_gives_what_to_publish_write_and_count() -> None:
     assert outcome.plan.handled == {0: 3} and set(outcome.plan.states) == {"a"}
 
 
-def test_a_tick_times_out_what_its_time_has_passed() -> None:
+def test_a_tick_times_out_only_caught_up_partitions() -> None:
     states = (
         pipeline()
         .run(
@@ -232,14 +232,10 @@ def test_a_tick_times_out_what_its_time_has_passed() -> None:
         )
         .plan.states
     )
-    follow_up, episode = pipeline().time_limits(states["a"])
-    assert episode is None and follow_up is not None
-    reply_ts = datetime.fromtimestamp(follow_up, UTC) - timedelta(seconds=60)
-    assert reply_ts == states["a"].awaiting.ts  # type: ignore[union-attr]
-    early = datetime.fromtimestamp(follow_up - 1, UTC)
-    waiting = pipeline().tick([(b"a", states["a"], early)])
+    later = NOW + timedelta(minutes=5)
+    waiting = pipeline().tick([(b"a", states["a"], False)], later)
     assert waiting.changed == {} and waiting.signals == []
-    timed = pipeline().tick([(b"a", states["a"], datetime.fromtimestamp(follow_up, UTC))])
+    timed = pipeline().tick([(b"a", states["a"], True)], later)
     [(cid, seen)] = timed.signals
     assert cid == "a" and str(seen.reaction) == "no_follow_up"
     assert timed.changed[b"a"].awaiting is None
