@@ -105,6 +105,7 @@ unit: install
 bench: install models
 	$(PY) bench/pipeline.py
 	$(PY) bench/scale_out.py
+	$(PY) bench/timers.py
 	$(PY) bench/ux_judge.py
 	$(PY) bench/grm.py
 	$(PY) bench/memory.py

@@ -25,6 +25,8 @@ import os
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 import faust
@@ -36,6 +38,7 @@ from stream import __version__
 from stream.accounting import Accounting
 from stream.cascade import Budget, Deadline
 from stream.conversation import ConversationState, Position, Signal, Tracking
+from stream.due import Due
 from stream.events import utcnow
 from stream.health import HEALTH_PATH, Health, serve
 from stream.labels import Labelled, Source, label_record
@@ -53,6 +56,15 @@ from stream.validation import Validator
 log = logging.getLogger("uxmon")
 
 EXIT_BATCH_FAILED = 70  # EX_SOFTWARE: let the supervisor restart us
+
+
+@dataclass(slots=True)
+class _Timings:
+    """A partition's stored states as the due indexes take them: (key, time) lists."""
+
+    follow_ups: list[tuple[bytes, float]] = field(default_factory=list)
+    episodes: list[tuple[bytes, float]] = field(default_factory=list)
+    idle: list[tuple[bytes, float]] = field(default_factory=list)
 
 
 class Scorers(NamedTuple):
@@ -134,6 +146,12 @@ class Service:
         # `_epoch` counts assignments, so a batch that outlives one shows nothing stale.
         self._marks: dict[int, Mark] = {}
         self._epoch = 0
+        # What falls due when in the owned partitions (stream/due.py): replies awaiting a
+        # follow-up, open episodes, idle conversations. Indexed as states are written, and
+        # from the table once it is recovered.
+        self._follow_ups, self._episodes, self._idle = Due(), Due(), Due()
+        # Per owned partition, the event time of the last event applied there (log order).
+        self._read_to: dict[int, float] = {}
         self.health = Health(settings.health_loop_s, settings.health_progress_s)
         metrics.ledger.alive = self._alive
         self.security = settings.kafka_security()  # its files are read once, here
@@ -208,6 +226,9 @@ class Service:
     async def _on_revoked(self, app: faust.App, revoked: set[TP], **_: Any) -> None:
         self._epoch += 1
         self._marks.clear()
+        for due in (self._follow_ups, self._episodes, self._idle):
+            due.clear()
+        self._read_to.clear()
         self.metrics.ledger.hide()  # the partitions' next owners continue their totals
 
     async def _on_rebalance_complete(self, app: faust.App, **_: Any) -> None:
@@ -217,16 +238,23 @@ class Service:
 
     async def _reconcile(self, partitions: set[int]) -> None:
         """Each partition's mark with the shares of states a crash left it without,
-        written back before anything else moves on (stream/ledger.py), then shown."""
+        written back before anything else moves on (stream/ledger.py), then shown; then
+        what falls due in the partition, indexed from its states. Called under the lock."""
         todo = partitions - self._marks.keys()
         if not todo:
             return
+        stored = [
+            (key, value)
+            for key, value in list(self.table.items())
+            if not is_handled_key(key) and value and value.get("partition") in todo
+        ]
         entries: dict[int, list[Entry]] = {p: [] for p in todo}
-        for key, value in list(self.table.items()):
-            if not is_handled_key(key) and value and value.get("partition") in todo:
-                entry = Entry.from_json(value.get("ledger"))
-                if entry is not None:
-                    entries[value["partition"]].append(entry)
+        for _, value in stored:
+            entry = Entry.from_json(value.get("ledger"))
+            if entry is not None:
+                entries[value["partition"]].append(entry)
+        # No await from reading the marks to writing them back: a revocation in between
+        # would let this worker write marks of partitions another one owns by then.
         epoch, marks = self._epoch, {}
         for partition in todo:
             mark = Mark.from_json(self.table.get(handled_key(partition)))
@@ -235,8 +263,17 @@ class Service:
                 log.info("partition %d: counts of a batch cut short restored", partition)
                 self.table[handled_key(partition)] = reconciled.to_json(partition)
         await self._confirm_state()
-        if epoch == self._epoch:
-            self._show(marks, inherited=True)  # the series its last owner showed go on
+        if epoch != self._epoch:
+            return
+        self._show(marks, inherited=True)  # the series its last owner showed go on
+        # Reading every state takes seconds at a million: in the batch thread (no batch
+        # runs under the lock), so the loop goes on heartbeating meanwhile.
+        loop = asyncio.get_running_loop()
+        timings = await loop.run_in_executor(self._executor, self._timings, stored, todo)
+        for partition, timing in timings.items() if epoch == self._epoch else ():
+            self._follow_ups.load(partition, timing.follow_ups)
+            self._episodes.load(partition, timing.episodes)
+            self._idle.load(partition, timing.idle)
 
     def _show(
         self,
@@ -373,6 +410,7 @@ class Service:
         await asyncio.gather(*pending)  # outputs are on the broker before state moves on
         tally = self.accounting.tally(outcome)
         await self._write(outcome.plan.states, tally, outcome.plan.handled)
+        self._read_to.update(outcome.plan.read_to)
         self.accounting.observe(outcome)
 
     async def _write(
@@ -390,6 +428,7 @@ class Service:
                 if share:
                     value["ledger"] = Entry(seqs[state.partition], share).to_json()
             self.table[conversation_id.encode()] = value
+            self._index(conversation_id.encode(), state)
         marks = {
             p: self._marks[p].after(seq, handled.get(p), tally.of_partition(p))
             for p, seq in seqs.items()
@@ -443,51 +482,99 @@ class Service:
             self._lag_labels.add(partition)
         self.health.lags(lags.values())
 
+    def _index(self, key: bytes, state: ConversationState) -> None:
+        """When `state`'s time limits and its idle time run out (stream/due.py)."""
+        partition = state.partition
+        if partition is None:
+            return
+        follow_up, episode = self.pipeline.time_limits(state)
+        self._follow_ups.put(partition, key, follow_up)
+        self._episodes.put(partition, key, episode)
+        self._idle.put(partition, key, state.touched_at + self.settings.conversation_ttl_s)
+
+    def _timings(
+        self, stored: list[tuple[bytes, dict[str, Any]]], partitions: set[int]
+    ) -> dict[int, _Timings]:
+        """What `_index` puts for each stored state, per partition, in bulk."""
+        out = {partition: _Timings() for partition in partitions}
+        ttl = self.settings.conversation_ttl_s
+        for key, value in stored:
+            state = ConversationState.from_json(value)
+            timings = out[value["partition"]]
+            follow_up, episode = self.pipeline.time_limits(state)
+            if follow_up is not None:
+                timings.follow_ups.append((key, follow_up))
+            if episode is not None:
+                timings.episodes.append((key, episode))
+            timings.idle.append((key, state.touched_at + ttl))
+        return out
+
+    def _clocks(self, caught_up: set[int]) -> dict[int, datetime]:
+        """The time each owned partition's limits run on: the wall clock once it is caught
+        up; while it is behind, the event time of the last event applied in it (log
+        order) less the lateness allowed, never ahead of the wall clock. A partition behind
+        with no event applied since its assignment waits.
+
+        The last event applied, not the newest: a replay written conversation after
+        conversation goes back in time at each one, and a reply must not time out while
+        the message that answers it, later in the log, is still to be read."""
+        now = utcnow()
+        clocks = {}
+        for partition in self._marks:
+            read_to = self._read_to.get(partition)
+            if partition in caught_up:
+                clocks[partition] = now
+            elif read_to is not None:
+                behind = datetime.fromtimestamp(read_to - self.settings.event_lateness_s, UTC)
+                clocks[partition] = min(now, behind)
+        return clocks
+
     async def _follow_time(self) -> None:
-        """Time passing: no-follow-up reactions and episode time limits, on event time."""
-        if self._state_lock.locked():
-            return  # a batch is running; the next tick comes soon enough
+        """Time passing: no-follow-up reactions and episode time limits, over what has
+        fallen due. It waits for a running batch (the lock is fair), so no load starves it."""
         async with self._state_lock:
-            caught_up = await self.reader.caught_up()
-            owned = self._marks.keys()  # reconciled since the table's recovery
-            tick = self.pipeline.tick(
-                (
-                    (key, state, state.partition in caught_up)
-                    for key, value in list(self.table.items())
-                    # nothing to time out (or a partition's handled mark), or a standby copy
-                    if value and (value.get("awaiting") or value.get("episode"))
-                    if value.get("partition") in owned
-                    for state in (ConversationState.from_json(value),)
-                ),
-                utcnow(),
-            )
+            due: dict[bytes, datetime] = {}
+            for partition, clock in self._clocks(await self.reader.caught_up()).items():
+                until = clock.timestamp()
+                for index in (self._follow_ups, self._episodes):
+                    due.update((key, clock) for key in index.take(partition, until))
+            states = {
+                key: ConversationState.from_json(value)
+                for key in due
+                if (value := self.table.get(key))
+            }
+            tick = self.pipeline.tick((key, state, due[key]) for key, state in states.items())
+            for key, state in states.items():
+                self._index(key, tick.changed.get(key, state))
             if tick.signals:
                 delivery = asyncio.ensure_future(self._deliver_timed(tick.changed, tick.signals))
                 await asyncio.shield(delivery)
-            self.metrics.episodes_open.set(tick.episodes_open)
+            self.metrics.episodes_open.set(len(self._episodes))
 
     async def _deliver_timed(
         self, changed: dict[bytes, ConversationState], signals: list[tuple[str, Signal]]
     ) -> None:
+        epoch = self._epoch
         await asyncio.gather(*await self._send_signals(signals))
+        if epoch != self._epoch:
+            return  # revoked meanwhile: the new owner times them out again, and counts them
         states = {key.decode(): state for key, state in changed.items()}
         await self._write(states, self.accounting.tally_signals(signals, states), {})
         self.accounting.observe_signals(signals)
 
     async def _evict_idle(self) -> None:
-        cutoff = time.time() - self.settings.conversation_ttl_s
-        active = {tp.partition for tp in self.reader.owned()}
-        mine = [
-            (k, v)
-            for k, v in list(self.table.items())
-            if v and v.get("partition") in active and not is_handled_key(k)
-        ]
-        stale = [k for k, v in mine if v.get("touched_at", 0) < cutoff]
-        for key in stale:
-            del self.table[key]
+        """Conversations idle past their TTL leave the table (and the indexes)."""
+        evicted = 0
+        for partition in list(self._marks):
+            for key in self._idle.take(partition, time.time()):
+                self._follow_ups.put(partition, key, None)
+                self._episodes.put(partition, key, None)
+                if key in self.table:
+                    del self.table[key]
+                    evicted += 1
         await self._confirm_state()
-        self.metrics.evicted.inc(len(stale))
-        self.metrics.conversations.set(len(mine) - len(stale))
+        self.metrics.evicted.inc(evicted)
+        self.metrics.conversations.set(len(self._idle))
 
     def _stop_children(self) -> None:
         """Every exit path ends the validation child: `os._exit` runs no finally."""

@@ -67,7 +67,6 @@ class Tick:
 
     changed: dict[bytes, ConversationState]  # by table key
     signals: list[tuple[str, Signal]]
-    episodes_open: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,24 +146,29 @@ class Pipeline:
             return parsed, None, load_state
         return parsed, learned, load_state
 
-    def tick(self, states: Iterable[tuple[bytes, ConversationState, bool]], now: datetime) -> Tick:
-        """Time passing over (key, state, caught_up) of the states this worker owns. A
-        state whose partition is still catching up keeps its time: the message that
-        answers a reply may be in the backlog."""
+    def tick(self, states: Iterable[tuple[bytes, ConversationState, datetime]]) -> Tick:
+        """Time passing over (key, state, time) of states this worker owns, each judged at
+        its partition's time: the wall clock once the partition is caught up, the event
+        time it has reached while it is behind (the message that answers a reply may be
+        in the backlog)."""
         changed: dict[bytes, ConversationState] = {}
         signals: list[tuple[str, Signal]] = []
-        episodes_open = 0
-        for key, state, caught_up in states:
-            if caught_up:
-                state, more = expire(
-                    state, now, follow_up_s=self.follow_up_s, episode_s=self.episode_s
-                )
-                if more:
-                    changed[key] = state
-                    # With time passing no verdict is still to come: settle on what is known.
-                    signals += [(key.decode(), _settled_now(signal)) for signal in more]
-            episodes_open += state.episode is not None
-        return Tick(changed, signals, episodes_open)
+        for key, state, now in states:
+            state, more = expire(state, now, follow_up_s=self.follow_up_s, episode_s=self.episode_s)
+            if more:
+                changed[key] = state
+                # With time passing no verdict is still to come: settle on what is known.
+                signals += [(key.decode(), _settled_now(signal)) for signal in more]
+        return Tick(changed, signals)
+
+    def time_limits(self, state: ConversationState) -> tuple[float | None, float | None]:
+        """When (event-time seconds) the reply awaiting its follow-up and the open episode
+        run out of time, if there are any."""
+        awaiting, episode = state.awaiting, state.episode
+        return (
+            awaiting.ts.timestamp() + self.follow_up_s if awaiting else None,
+            episode.opened_ts.timestamp() + self.episode_s if episode else None,
+        )
 
 
 def _settled_now(signal: Signal) -> Signal:
@@ -194,6 +198,8 @@ class BatchPlan:
     # ignored fields on the batch's valid events, by conversation
     unknown_fields: dict[str, int] = field(default_factory=dict)
     handled: dict[int, int] = field(default_factory=dict)  # partition -> last offset handled
+    # partition -> event time (seconds) of the last event applied there, in log order
+    read_to: dict[int, float] = field(default_factory=dict)
 
 
 def plan_batch(
@@ -261,6 +267,7 @@ def plan_batch(
             plan.unknown_fields[cid] = plan.unknown_fields.get(cid, 0) + parsed.unknown_fields
         plan.states[event.conversation_id] = applied.state
         plan.events.append(event)
+        plan.read_to[partition] = event.ts.timestamp()
         plan.signals.extend((event.conversation_id, signal) for signal in applied.signals)
         if applied.dialogue is not None:
             assert isinstance(event, TurnEvent)

@@ -147,6 +147,13 @@ class Settings(BaseSettings):
     timers_interval_s: float = Field(
         5.0, gt=0, description="How often no-follow-up and episode time limits are checked."
     )
+    event_lateness_s: float = Field(
+        5.0,
+        ge=0,
+        description="How far out of order a partition's events may come (producers' clock "
+        "skew). While a partition is behind, its time limits run on the newest event time "
+        "applied in it less this, so they fire up to this much later.",
+    )
     patterns_dir: Path | None = Field(
         None,
         description="Directory of reaction pattern files <kind>.<lang>.txt replacing the "

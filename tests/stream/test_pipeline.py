@@ -57,6 +57,27 @@ def test_a_batch_folds_conversations_in_order_and_plans_scoring() -> None:
     assert set(result.states) == {"a", "b"} and result.consumed == 6
 
 
+def test_a_batch_reads_each_partition_to_its_last_applied_event_time_not_its_newest() -> None:
+    def at(offset: int, partition: int, cid: str, seconds: int) -> Record:
+        event = turn_event(cid, "u1", "user", NOW - timedelta(seconds=seconds), "问")
+        return Record(
+            cid.encode(), json.dumps(event).encode(), Position("turns", partition, offset)
+        )
+
+    result = plan(
+        [
+            at(0, 0, "a", 10),  # a replay: the next conversation goes back in time
+            at(1, 0, "b", 50),
+            at(0, 1, "c", 5),
+            Record(b"d", b"\x00", Position("turns", 1, 1)),  # dead-lettered: no event time
+        ]
+    )
+    assert result.read_to == {
+        0: (NOW - timedelta(seconds=50)).timestamp(),
+        1: (NOW - timedelta(seconds=5)).timestamp(),
+    }
+
+
 def test_replayed_records_are_skipped_not_rejected() -> None:
     first = plan([record(0, "a", "u1", "user", "问"), record(1, "a", "a1", "assistant", "答")])
     again = plan([record(1, "a", "a1", "assistant", "答")], stored=first.states)
@@ -221,7 +242,7 @@ def test_a_run_gives_what_to_publish_write_and_count() -> None:
     assert outcome.plan.handled == {0: 3} and set(outcome.plan.states) == {"a"}
 
 
-def test_a_tick_times_out_only_caught_up_partitions() -> None:
+def test_a_tick_times_out_what_its_time_has_passed() -> None:
     states = (
         pipeline()
         .run(
@@ -232,10 +253,14 @@ def test_a_tick_times_out_only_caught_up_partitions() -> None:
         )
         .plan.states
     )
-    later = NOW + timedelta(minutes=5)
-    waiting = pipeline().tick([(b"a", states["a"], False)], later)
+    follow_up, episode = pipeline().time_limits(states["a"])
+    assert episode is None and follow_up is not None
+    reply_ts = datetime.fromtimestamp(follow_up, UTC) - timedelta(seconds=60)
+    assert reply_ts == states["a"].awaiting.ts  # type: ignore[union-attr]
+    early = datetime.fromtimestamp(follow_up - 1, UTC)
+    waiting = pipeline().tick([(b"a", states["a"], early)])
     assert waiting.changed == {} and waiting.signals == []
-    timed = pipeline().tick([(b"a", states["a"], True)], later)
+    timed = pipeline().tick([(b"a", states["a"], datetime.fromtimestamp(follow_up, UTC))])
     [(cid, seen)] = timed.signals
     assert cid == "a" and str(seen.reaction) == "no_follow_up"
     assert timed.changed[b"a"].awaiting is None
