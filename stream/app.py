@@ -179,6 +179,7 @@ class Service:
             "broker_session_timeout": s.session_timeout_s,
             "broker_heartbeat_interval": s.heartbeat_interval_s,
             "broker_commit_interval": s.commit_interval_s,
+            "table_standby_replicas": s.standby_replicas,
             "consumer_auto_offset_reset": "earliest",
             "broker_credentials": self.security.faust_credentials(),
             "producer_max_request_size": s.max_record_bytes,
@@ -232,7 +233,17 @@ class Service:
         self.metrics.ledger.hide()  # the partitions' next owners continue their totals
 
     async def _on_rebalance_complete(self, app: faust.App, **_: Any) -> None:
-        """The table is recovered: reconcile the marks before any record is applied."""
+        """The table is recovered: reconcile the marks before any record is applied.
+
+        faust 0.15 also sends this signal when a rebalance cut its recovery short (it
+        takes the interruption for the end of reading, then sees the new generation and
+        stops before resuming the streams). The table then lacks what the new recovery
+        is still to read, marks included, so a mark reconciled now would restart its
+        partition's totals from zero. A recovery pending means just that: wait for it."""
+        recovery = app.tables.recovery  # type: ignore[attr-defined]  # TableManager's
+        if recovery.signal_recovery_start.is_set():
+            log.info("a rebalance interrupted the table's recovery; reconciling after the next")
+            return
         async with self._state_lock:
             await self._reconcile({tp.partition for tp in self.reader.owned()})
 

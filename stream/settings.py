@@ -81,6 +81,12 @@ class Settings(BaseSettings):
     )
     heartbeat_interval_s: float = Field(3.0, gt=0, description="Consumer heartbeat interval.")
     commit_interval_s: float = Field(1.0, gt=0, description="How often processed offsets commit.")
+    standby_replicas: int = Field(
+        1,
+        ge=0,
+        description="Warm copies of each table partition other workers keep, so a "
+        "partition moves without reading its whole changelog (each copy costs its memory).",
+    )
     producer_max_batch_size: int | None = Field(
         None,
         ge=1,
