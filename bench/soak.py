@@ -10,13 +10,15 @@ reply and nothing after, so each reply times out as `no_follow_up`
 should then hold about rate x TTL conversations whatever the total.
 
 Every 5 s: conversations sent, the worker's RSS (/proc), the conversations it holds
-(`uxmon_conversations_in_state`) and its lag. The no-follow-up latency is each reaction's
-publish time (the scores topic's record timestamp, read by kafka-python) minus the time
-its reply ran out (reply ts + follow-up timeout). Reported: the RSS curve, its growth from
-the sample at 10,000 conversations to the end, the state size against rate x TTL, memory
-per conversation (RSS at the plateau less RSS before any traffic, over the most
-conversations held: an upper bound, since it includes the worker's own warm-up), the
-latency percentiles, and whether every conversation got its reaction.
+(`uxmon_conversations_in_state`), its lag, and the worker's and the broker's share of a
+core (/proc) with the broker's RSS: over 1M on the embedded broker, the broker limits
+the run. The no-follow-up latency is each reaction's publish time (the scores topic's
+record timestamp, read by kafka-python) minus the time its reply ran out (reply ts +
+follow-up timeout). Reported: the RSS curve, its growth from the sample at 10,000
+conversations to the end, the state size against rate x TTL, memory per conversation
+(RSS at the plateau less RSS before any traffic, over the most conversations held: an
+upper bound, since it includes the worker's own warm-up), the latency percentiles, and
+whether every conversation got its reaction.
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ from tests.support.traffic import encode, turn_event  # noqa: E402
 
 SAMPLE_S = 5.0
 WARM_UP = 10_000  # conversations: the RSS growth is measured from here
+
+
+def _cpu_s(pid: int) -> float:
+    """CPU seconds `pid` has used (user + system), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _rss_mib(pid: int) -> float:
@@ -103,6 +111,10 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
             worker.wait_ready()
             assert worker.process is not None
             pid = worker.process.pid
+            assert broker.process is not None
+            broker_pid = broker.process.pid
+            cpu_before = {"worker": _cpu_s(pid), "broker": _cpu_s(broker_pid)}
+            cpu_at = time.monotonic()
             reactions = Reactions(broker.address, scores)
             reactions.start()
             producer = KafkaProducer(bootstrap_servers=broker.address, linger_ms=20)
@@ -125,6 +137,11 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
                     sent += 1
                 if now_m >= next_sample:
                     metrics = worker.samples()
+                    cpu = {"worker": _cpu_s(pid), "broker": _cpu_s(broker_pid)}
+                    # share of one core since the last sample: which process limits the run
+                    spent = max(now_m - cpu_at, 1e-3)
+                    share = {k: round((cpu[k] - cpu_before[k]) / spent, 2) for k in cpu}
+                    cpu_before, cpu_at = cpu, now_m
                     samples.append(
                         {
                             "t_s": round(now_m - started, 1),
@@ -133,6 +150,9 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
                             "in_state": total(metrics, "uxmon_conversations_in_state"),
                             "lag": total(metrics, CONSUMER_LAG),
                             "no_follow_up": len(reactions.published),
+                            "worker_cpu": share["worker"],
+                            "broker_cpu": share["broker"],
+                            "broker_rss_mib": round(_rss_mib(broker_pid), 1),
                         }
                     )
                     print(json.dumps(samples[-1]), flush=True)
@@ -189,6 +209,11 @@ def _summary(
             "latency_max_s": round(latencies[-1], 2) if latencies else None,
         },
         "max_lag": max(s["lag"] for s in samples),
+        "cpu_share_median": {
+            who: statistics.median(s[f"{who}_cpu"] for s in samples[1:] or samples)
+            for who in ("worker", "broker")
+        },
+        "broker_rss_mib_max": max(s["broker_rss_mib"] for s in samples),
         "samples": samples,
     }
 
