@@ -157,8 +157,8 @@ class Settings(BaseSettings):
         5.0,
         ge=0,
         description="How far out of order a partition's events may come (producers' clock "
-        "skew). While a partition is behind, its time limits run on the newest event time "
-        "applied in it less this, so they fire up to this much later.",
+        "skew). While a partition is behind, its time limits run on the event time of the "
+        "last event applied in it (log order) less this, so they fire up to this much later.",
     )
     patterns_dir: Path | None = Field(
         None,
