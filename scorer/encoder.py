@@ -315,11 +315,11 @@ def _fingerprint(ref: str | Path, model: Any, tokenizer: Any) -> str:
     """sha256 over what decides the embeddings: cheap for folders prepared by uxmon (their
     manifest pins the source bytes and the converter), else the folder's weight, config and
     tokenizer files, else (a hub id) every loaded tensor and the vocabulary."""
-    from scorer.models.e5 import MANIFEST, read_manifest
+    from scorer.models.e5 import MANIFEST, identity, read_manifest
 
     digest = hashlib.sha256()
     if isinstance(ref, Path) and (ref / MANIFEST).is_file():
-        manifest = read_manifest(ref) or {}
+        manifest = identity(read_manifest(ref) or {})
         digest.update(b"uxmon-manifest:" + json.dumps(manifest, sort_keys=True).encode())
         return digest.hexdigest()
     if isinstance(ref, Path) and ref.is_dir():

