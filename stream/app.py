@@ -50,6 +50,8 @@ from stream.reactions import Patterns
 from stream.reading import Reader
 from stream.records import Record, dead_letter_record, scored_record, signal_record
 from stream.settings import Settings
+from stream.store import OPTIONS as STORE_OPTIONS
+from stream.store import own_tabledir
 from stream.table import ConversationTable, handled_key, is_handled_key
 from stream.validation import Validator
 
@@ -155,6 +157,7 @@ class Service:
         self.health = Health(settings.health_loop_s, settings.health_progress_s)
         metrics.ledger.alive = self._alive
         self.security = settings.kafka_security()  # its files are read once, here
+        self._tabledir = own_tabledir(settings.datadir / settings.app_id)
         self.app = self._build_app()
         # Applies each partition's records in log order, whatever faust hands over.
         self.reader = Reader(
@@ -171,7 +174,8 @@ class Service:
         conf: dict[str, Any] = {
             "broker": s.broker_urls(),
             "datadir": str(s.datadir / s.app_id),
-            "store": "memory://",
+            "tabledir": str(self._tabledir),
+            "store": f"{s.state_store}://",
             "web_enabled": False,  # /metrics is served by prometheus_client
             "web_bind": "127.0.0.1",
             "topic_partitions": s.partitions,
@@ -211,6 +215,7 @@ class Service:
             key_type=bytes,  # raw conversation_id bytes, as keyed in the turns topic
             value_type=None,  # JSON (ConversationState.to_json)
             help="Per-conversation state, keyed by conversation_id bytes.",
+            options=dict(STORE_OPTIONS) if s.state_store == "rocksdb" else None,
         )
         app.tables.add(self.table)
         app.agent(self.turns, name="score-turns")(self._consume)

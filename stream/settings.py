@@ -359,6 +359,13 @@ class Settings(BaseSettings):
         "batch was applied for this long (longer than the slowest batch, GRM included).",
     )
     datadir: Path = Field(Path("/tmp/uxmon"), description="faust's local data directory.")
+    state_store: Literal["rocksdb", "memory"] = Field(
+        "rocksdb",
+        description="Where the conversation table is kept: on disk in RocksDB, under "
+        "UXMON_DATADIR (measured 0.5 KB of memory per conversation, mostly the due index), "
+        "or in memory (2.2 KB per conversation). Rebuilt from the changelog at every start "
+        "either way.",
+    )
     log_level: str = Field("INFO", description="DEBUG | INFO | WARNING | ERROR.")
 
     @field_validator("grm", "labels_topic", mode="before")

@@ -18,6 +18,7 @@ import asyncio
 from typing import Any
 
 import faust
+from faust.types import StoreT
 
 # Besides conversations, the table holds one mark per partition: the last offset a batch
 # handled there. Its key starts with 0xFF, a byte no UTF-8 conversation id can contain.
@@ -58,3 +59,21 @@ class ConversationTable(faust.Table):
 
     def partition_for_key(self, key: Any) -> int | None:
         return self._next_partition
+
+    def _new_store_by_url(self, url: Any) -> StoreT:
+        if not str(url).startswith("rocksdb:"):
+            return super()._new_store_by_url(url)
+        from stream.store import ConversationStore
+
+        return ConversationStore(
+            url,
+            self.app,
+            self,
+            table_name=self.name,
+            key_type=self.key_type,
+            key_serializer=self.key_serializer,
+            value_serializer=self.value_serializer,
+            value_type=self.value_type,
+            loop=self.loop,
+            options=self.options,
+        )
