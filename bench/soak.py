@@ -24,6 +24,7 @@ whether every conversation got its reaction.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -106,6 +107,7 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
             eviction_interval_s="5",
             timers_interval_s="1",
             producer_max_batch_size="16384",  # faust's default: no restart here to recover
+            state_store=args.store,
         ).start()
         try:
             worker.wait_ready()
@@ -153,6 +155,7 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
                             "worker_cpu": share["worker"],
                             "broker_cpu": share["broker"],
                             "broker_rss_mib": round(_rss_mib(broker_pid), 1),
+                            "state_disk_mib": _disk_mib(Path(tmp) / "data"),
                         }
                     )
                     print(json.dumps(samples[-1]), flush=True)
@@ -167,6 +170,15 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
         finally:
             worker.stop()
     return _summary(args, samples, replied, reactions.published)
+
+
+def _disk_mib(folder: Path) -> float:
+    """What the worker's data directory (the table on disk, with RocksDB) takes."""
+    total = 0
+    for path in folder.rglob("*"):
+        with contextlib.suppress(OSError):  # RocksDB removes files as it compacts
+            total += path.stat().st_size if path.is_file() else 0
+    return round(total / 2**20, 1)
 
 
 def _summary(
@@ -184,6 +196,8 @@ def _summary(
         "conversations": args.conversations,
         "rate_per_s": args.rate,
         "ttl_s": args.ttl_s,
+        "store": args.store,
+        "state_disk_mib_max": max(s.get("state_disk_mib", 0.0) for s in samples),
         "follow_up_s": args.follow_up_s,
         "rss_mib": {
             "at_warm_up": warm["rss_mib"],
@@ -225,6 +239,7 @@ def main() -> None:
     parser.add_argument("--ttl-s", type=float, default=60.0)
     parser.add_argument("--follow-up-s", type=float, default=20.0)
     parser.add_argument("--drain-s", type=float, default=120.0, help="wait for the last ones")
+    parser.add_argument("--store", choices=["rocksdb", "memory"], default="rocksdb")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "soak.json")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

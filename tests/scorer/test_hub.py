@@ -66,20 +66,31 @@ def test_the_pin_is_an_exact_commit_and_the_wheels_hash() -> None:
 
 
 @pytest.mark.models
-def test_hub_serves_the_same_file_as_the_wheels(server: HubServer, tmp_path: Path) -> None:
+def test_prepare_from_the_hub_converts_the_pinned_file(
+    server: HubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     serve_real_gguf(server)
+    converted: list[str] = []
+
+    def convert(gguf: Path, out: Path) -> None:  # the real one takes a minute: bench/hub_source.py
+        converted.append(sha256(gguf))
+        out.mkdir()
+        for name in ("config.json", "model.safetensors"):
+            (out / name).write_text("{}")
+
+    monkeypatch.setattr(qwen, "_convert", convert)
     said: list[str] = []
-    gguf, origin = qwen.fetch_gguf(tmp_path, "hub", said.append)
-    assert origin == {
+    folder = qwen.prepare_qwen(tmp_path, source="hub", progress=said.append)
+    assert converted == [qwen.GGUF_SHA256]  # the pinned bytes, 491,400,064 of them
+    assert (qwen.read_manifest(folder) or {})["obtained_from"] == {
         "source": "hub",
         "repo": "Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
         "revision": PIN.revision,
         "file": PIN.filename,
     }
-    assert gguf.stat().st_size == 491_400_064
-    assert sha256(gguf) == qwen.GGUF_SHA256
     assert ("GET", f"/{PIN.repo}/resolve/{PIN.revision}/{PIN.filename}") in server.requests
-    assert any(server.url in line for line in said)
+    assert any(server.url in line for line in said) and said[-1].endswith(" s)")
+    assert not list(tmp_path.rglob("*.gguf"))  # the download is not kept beside the model
 
 
 @pytest.mark.models
